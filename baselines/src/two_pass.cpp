@@ -1,0 +1,63 @@
+#include <vector>
+
+#include "gdr/baselines.h"
+
+namespace gdr::baselines {
+namespace {
+
+int32_t two_pass(const gdr_kernel_args* a) {
+  const int64_t T = a->T, K = a->K, V = a->V;
+  const int64_t c0 = a->v_begin, c1 = a->v_end;
+  std::vector<float> dk(K), pred(V), out_row(V);
+  for (int64_t bh = a->bh_begin; bh < a->bh_end; ++bh) {
+    float* S = a->final_state + bh * K * V;
+    const float* S0 = a->initial_state + bh * K * V;
+    if (T == 0)
+      for (int64_t r = 0; r < K; ++r)
+        for (int64_t c = c0; c < c1; ++c) S[r * V + c] = S0[r * V + c];
+    for (int64_t s = 0; s < T; ++s) {
+      const int64_t tok = bh * T + s;
+      const float* k = a->key + tok * K;
+      const float* q = a->query + tok * K;
+      const float* g = a->decay + tok * K;
+      const float* v = a->value + tok * V;
+      const float beta = a->beta[tok];
+      float* out = a->out + tok * V;
+      // The first token reads the initial state and writes the final one.
+      const float* src = s == 0 ? S0 : S;
+      // Pass 1: v_pred = (decay . S)^T k, with the decay folded into k.
+      for (int64_t r = 0; r < K; ++r) dk[r] = g[r] * k[r];
+      for (int64_t c = c0; c < c1; ++c) pred[c] = 0.f;
+      for (int64_t r = 0; r < K; ++r) {
+        const float* row = src + r * V;
+        for (int64_t c = c0; c < c1; ++c) pred[c] += row[c] * dk[r];
+      }
+      for (int64_t c = c0; c < c1; ++c) {
+        pred[c] = beta * (v[c] - pred[c]);  // pred now holds delta
+        out_row[c] = 0.f;
+      }
+      // Pass 2: decay, rank-one write, and the output in one sweep.
+      for (int64_t r = 0; r < K; ++r) {
+        const float* in = src + r * V;
+        float* row = S + r * V;
+        const float gr = g[r], kr = k[r], qr = q[r];
+        for (int64_t c = c0; c < c1; ++c) {
+          const float updated = in[c] * gr + kr * pred[c];
+          row[c] = updated;
+          out_row[c] += updated * qr;
+        }
+      }
+      for (int64_t c = c0; c < c1; ++c) out[c] = out_row[c];
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+const Kernel& two_pass_kernel() {
+  static const Kernel kernel{"baseline-two-pass", two_pass, 0, 0, 0, 1, nullptr};
+  return kernel;
+}
+
+}  // namespace gdr::baselines

@@ -1,0 +1,41 @@
+# Finds every dependency from Debian 12's packages and names the package to
+# install when one is missing (tools/scripts/setup.sh installs them all).
+function(gdr_require found package what)
+  if(NOT ${found})
+    message(FATAL_ERROR "gdr: ${what} not found. Install the Debian package "
+      "'${package}' (tools/scripts/setup.sh installs every dependency).")
+  endif()
+endfunction()
+
+find_package(Threads REQUIRED)
+find_package(fmt QUIET)
+gdr_require(fmt_FOUND libfmt-dev "fmt")
+find_package(GTest QUIET)
+gdr_require(GTest_FOUND libgtest-dev "GoogleTest")
+
+if(GDR_BUILD_COMPILER)
+  find_package(LLVM 14 QUIET CONFIG PATHS /usr/lib/llvm-14/lib/cmake/llvm NO_DEFAULT_PATH)
+  gdr_require(LLVM_FOUND llvm-14-dev "LLVM 14")
+  find_package(MLIR QUIET CONFIG PATHS /usr/lib/llvm-14/lib/cmake/mlir NO_DEFAULT_PATH)
+  gdr_require(MLIR_FOUND libmlir-14-dev "MLIR 14")
+  find_package(Halide 14 QUIET)
+  gdr_require(Halide_FOUND libhalide14-0-dev "Halide 14")
+  find_package(benchmark QUIET)
+  gdr_require(benchmark_FOUND libbenchmark-dev "Google Benchmark")
+
+  if(NOT MLIR_TABLEGEN_EXE)
+    set(MLIR_TABLEGEN_EXE /usr/lib/llvm-14/bin/mlir-tblgen)
+  endif()
+  list(APPEND CMAKE_MODULE_PATH "${MLIR_CMAKE_DIR}" "${LLVM_CMAKE_DIR}")
+  include(TableGen)
+  include(AddLLVM)
+  include(AddMLIR)
+  # LLVM's cmake sets this; we keep our own warnings and RTTI defaults.
+  set(LLVM_REQUIRES_RTTI ON)
+  add_definitions(${LLVM_DEFINITIONS})
+
+  find_program(GDR_LIT lit.py PATHS /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH)
+  find_program(GDR_FILECHECK FileCheck PATHS /usr/lib/llvm-14/bin NO_DEFAULT_PATH)
+  gdr_require(GDR_LIT llvm-14-tools "lit (lit.py)")
+  gdr_require(GDR_FILECHECK llvm-14-tools "FileCheck")
+endif()

@@ -1,0 +1,62 @@
+// The public entry points: run the op by route, or execute one kernel.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "gdr/kernel_abi.h"
+#include "gdr/status.h"
+#include "gdr/tensors.h"
+#include "gdr/thread_pool.h"
+
+namespace gdr {
+
+// Which implementation computes the op.
+enum class Route {
+  Auto,             // the best available for the shape
+  Recurrent,        // generated fused recurrence (decode, short T)
+  Chunked,          // generated chunked WY prefill
+  Reference,        // float32 token-by-token recurrence, contract loop order
+  BaselineTwoPass,  // baseline: ExecuTorch-style two-pass decode, one thread
+  BaselineChunked,  // baseline: ExecuTorch-style chunked WY, C = 32
+};
+const char* route_name(Route route);
+// Parses the names route_name() gives; false if `name` is none of them.
+bool parse_route(const std::string& name, Route* route);
+
+struct Options {
+  int threads = 0;  // <= 0: every worker of the shared pool
+  Route route = Route::Auto;
+  // Column parts each head is split into; 0 lets the runtime choose (it
+  // splits only when there are fewer heads than threads).
+  int column_parts = 0;
+};
+
+// A kernel with the C ABI and what the runtime must know to schedule it.
+struct Kernel {
+  std::string name;
+  gdr_kernel_fn fn = nullptr;
+  int64_t K = 0, V = 0;      // sizes it was built for; 0 means any
+  int64_t column_align = 0;  // column ranges start at multiples of this; 0: no split
+  int max_threads = 0;       // 0: no limit, 1: serial
+  // Scratch floats one worker needs for one task; null means none.
+  std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats;
+};
+
+// Validates `t`, then runs `kernel` over (head, column part) tasks on `pool`.
+Status execute(const Kernel& kernel, const Tensors& t, const Options& options,
+               ThreadPool& pool = ThreadPool::shared());
+
+// Runs the op with options.route. Reference and baseline routes are built
+// in; generated routes (Auto, Recurrent, Chunked) need a runner installed by
+// the compiler library; without one Auto runs Reference.
+Status run(const Tensors& t, const Options& options = {});
+
+using RouteRunner = std::function<Status(const Tensors&, const Options&)>;
+void set_route_runner(Route route, RouteRunner runner);
+
+// The float32 recurrence in the contract's loop order, any K and V.
+const Kernel& reference_kernel();
+
+}  // namespace gdr

@@ -1,0 +1,122 @@
+#include "gdr/runtime.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace gdr {
+namespace {
+
+const std::pair<Route, const char*> kRouteNames[] = {
+    {Route::Auto, "auto"},
+    {Route::Recurrent, "recurrent"},
+    {Route::Chunked, "chunked"},
+    {Route::Reference, "reference"},
+    {Route::BaselineTwoPass, "baseline-two-pass"},
+    {Route::BaselineChunked, "baseline-chunked"},
+};
+
+std::mutex& runners_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<Route, RouteRunner>& runners() {
+  static std::map<Route, RouteRunner> r;
+  return r;
+}
+
+// Splits [0, V) into `parts` ranges whose starts are multiples of `align`.
+void column_range(int64_t V, int64_t align, int64_t parts, int64_t part, int64_t* begin,
+                  int64_t* end) {
+  int64_t blocks = (V + align - 1) / align;
+  *begin = std::min(V, blocks * part / parts * align);
+  *end = std::min(V, blocks * (part + 1) / parts * align);
+}
+
+}  // namespace
+
+const char* route_name(Route route) {
+  for (const auto& [r, name] : kRouteNames)
+    if (r == route) return name;
+  return "unknown";
+}
+
+bool parse_route(const std::string& name, Route* route) {
+  for (const auto& [r, n] : kRouteNames)
+    if (name == n) {
+      *route = r;
+      return true;
+    }
+  return false;
+}
+
+void set_route_runner(Route route, RouteRunner runner) {
+  std::lock_guard<std::mutex> lock(runners_mutex());
+  runners()[route] = std::move(runner);
+}
+
+Status execute(const Kernel& kernel, const Tensors& t, const Options& options, ThreadPool& pool) {
+  if (Status s = validate(t); !s) return s;
+  if ((kernel.K && kernel.K != t.K) || (kernel.V && kernel.V != t.V))
+    return Status::error("kernel " + kernel.name + " was built for K=" + std::to_string(kernel.K) +
+                         ", V=" + std::to_string(kernel.V) + " but the tensors have K=" +
+                         std::to_string(t.K) + ", V=" + std::to_string(t.V));
+  if (options.column_parts < 0)
+    return Status::error("column_parts must be >= 0, got " + std::to_string(options.column_parts));
+
+  int threads = options.threads <= 0 ? pool.size() : std::min(options.threads, pool.size());
+  if (kernel.max_threads > 0) threads = std::min(threads, kernel.max_threads);
+  const int64_t heads = t.B * t.H;
+  int64_t parts = 1;
+  if (kernel.column_align > 0) {
+    const int64_t max_parts = (t.V + kernel.column_align - 1) / kernel.column_align;
+    parts = options.column_parts > 0 ? options.column_parts
+            : heads < threads        ? (threads + heads - 1) / heads
+                                     : 1;
+    parts = std::min(parts, max_parts);
+  }
+  const int64_t scratch_floats = kernel.scratch_floats ? kernel.scratch_floats(t.T, t.K, t.V) : 0;
+
+  std::atomic<int32_t> failure{0};
+  pool.parallel_for(heads * parts, threads, [&](int64_t task, int worker) {
+    gdr_kernel_args a{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
+                      t.final_state, t.T, t.K, t.V, 0, 0, 0, 0, nullptr, 0};
+    a.bh_begin = task / parts;
+    a.bh_end = a.bh_begin + 1;
+    column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a.v_begin,
+                 &a.v_end);
+    if (a.v_begin == a.v_end) return;
+    if (scratch_floats > 0) {
+      a.scratch = pool.scratch(worker, scratch_floats);
+      a.scratch_floats = scratch_floats;
+      if (!a.scratch) {
+        failure.store(-1);
+        return;
+      }
+    }
+    if (int32_t code = kernel.fn(&a); code != 0) failure.store(code);
+  });
+  if (int32_t code = failure.load(); code != 0)
+    return Status::error(code == -1 ? "out of memory for kernel scratch"
+                                    : "kernel " + kernel.name + " failed with code " +
+                                          std::to_string(code));
+  return Status::ok();
+}
+
+Status run(const Tensors& t, const Options& options) {
+  RouteRunner runner;
+  {
+    std::lock_guard<std::mutex> lock(runners_mutex());
+    auto it = runners().find(options.route);
+    if (it != runners().end()) runner = it->second;
+  }
+  if (runner) return runner(t, options);
+  if (options.route == Route::Auto || options.route == Route::Reference)
+    return execute(reference_kernel(), t, options);
+  return Status::error(std::string("route '") + route_name(options.route) +
+                       "' is not available in this build (no runner installed for it)");
+}
+
+}  // namespace gdr

@@ -1,0 +1,86 @@
+// One reusable tester: runs a route on a problem and checks it against the
+// float64 reference with the contract's two bars (1e-4 relative, and at most
+// 8x the error of the float32 recurrence on the same inputs).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "gdr/runtime.h"
+#include "reference.h"
+
+namespace gdr::test {
+
+struct Accuracy {
+  double error = 0;            // this route
+  double yardstick_error = 0;  // the float32 recurrence
+};
+
+// Runs `options.route` on `p` (outputs written into p) and measures it.
+inline Accuracy measure(Problem& p, const Options& options) {
+  Accuracy a;
+  Problem yard = p;
+  Options ref_options;
+  ref_options.route = Route::Reference;
+  EXPECT_TRUE(run(yard.tensors(), ref_options));
+  const Reference ref = reference_f64(p);
+  a.yardstick_error = relative_error(yard, ref);
+  Status s = run(p.tensors(), options);
+  EXPECT_TRUE(s) << s.message();
+  a.error = relative_error(p, ref);
+  return a;
+}
+
+// The contract's bars. The 8x bar has a floor of 1e-6 because the yardstick
+// can be exact (T = 0, beta = 0), where any rounding would be "infinitely"
+// worse.
+inline void expect_within_contract(Problem& p, const Options& options,
+                                   const std::string& what = "") {
+  const Accuracy a = measure(p, options);
+  EXPECT_LE(a.error, 1e-4) << route_name(options.route) << " " << describe(p) << " " << what;
+  EXPECT_LE(a.error, 8 * a.yardstick_error + 1e-6)
+      << route_name(options.route) << " " << describe(p) << " " << what
+      << " yardstick error " << a.yardstick_error;
+}
+
+}  // namespace gdr::test
+
+namespace gdr::test {
+
+// Runs `p` as consecutive calls split at `cuts` (ascending token indices),
+// feeding each final_state into the next call, and returns the max relative
+// difference from the float64 reference of the whole sequence.
+inline double split_sequence_error(const Problem& p, const std::vector<int64_t>& cuts,
+                                   const Options& options) {
+  const Reference ref = reference_f64(p);
+  Problem whole = p;  // collects out and the final state of the last call
+  std::vector<float> state = p.initial_state;
+  std::vector<int64_t> bounds = {0};
+  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+  bounds.push_back(p.T);
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    const int64_t t0 = bounds[i], L = bounds[i + 1] - t0;
+    Problem part = make_problem(p.B, p.H, L, p.K, p.V);
+    for (int64_t bh = 0; bh < p.B * p.H; ++bh) {
+      auto copy = [&](const std::vector<float>& from, std::vector<float>& to, int64_t width) {
+        std::copy_n(from.begin() + (bh * p.T + t0) * width, L * width,
+                    to.begin() + bh * L * width);
+      };
+      copy(p.query, part.query, p.K);
+      copy(p.key, part.key, p.K);
+      copy(p.decay, part.decay, p.K);
+      copy(p.value, part.value, p.V);
+      copy(p.beta, part.beta, 1);
+    }
+    part.initial_state = state;
+    Status s = run(part.tensors(), options);
+    EXPECT_TRUE(s) << s.message();
+    for (int64_t bh = 0; bh < p.B * p.H; ++bh)
+      std::copy_n(part.out.begin() + bh * L * p.V, L * p.V,
+                  whole.out.begin() + (bh * p.T + t0) * p.V);
+    state = part.final_state;
+  }
+  whole.final_state = state;
+  return relative_error(whole, ref);
+}
+
+}  // namespace gdr::test

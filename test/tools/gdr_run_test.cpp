@@ -1,0 +1,147 @@
+// gdr-run end to end: real files in, real files out, one-line errors.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+#include <sys/wait.h>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "npy.h"
+#include "reference.h"
+
+namespace gdr::test {
+namespace {
+
+struct RunResult {
+  int exit_code;
+  std::string stderr_text;
+};
+
+class GdrRunTest : public ::testing::Test {
+ public:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gdr-run-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  void write(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& data) {
+    ASSERT_TRUE(npy::write(path(name), {shape, data}));
+  }
+
+  void write_problem(const Problem& p) {
+    write("q.npy", {p.B, p.H, p.T, p.K}, p.query);
+    write("k.npy", {p.B, p.H, p.T, p.K}, p.key);
+    write("v.npy", {p.B, p.H, p.T, p.V}, p.value);
+    write("d.npy", {p.B, p.H, p.T, p.K}, p.decay);
+    write("b.npy", {p.B, p.H, p.T}, p.beta);
+    write("s.npy", {p.B, p.H, p.K, p.V}, p.initial_state);
+  }
+
+  RunResult run(const std::string& extra = "") const {
+    const std::string cmd = std::string(GDR_RUN_PATH) + " --query " + path("q.npy") + " --key " +
+                            path("k.npy") + " --value " + path("v.npy") + " --decay " +
+                            path("d.npy") + " --beta " + path("b.npy") + " --initial-state " +
+                            path("s.npy") + " --out " + path("out.npy") + " --final-state " +
+                            path("fs.npy") + " " + extra + " 2> " + path("stderr.txt");
+    int status = std::system(cmd.c_str());
+    std::ifstream err(path("stderr.txt"));
+    std::stringstream text;
+    text << err.rdbuf();
+    return {WEXITSTATUS(status), text.str()};
+  }
+
+  bool exists(const std::string& name) const { return access(path(name).c_str(), F_OK) == 0; }
+
+  std::string dir_;
+};
+
+TEST_F(GdrRunTest, EveryAvailableRouteMatchesFloat64) {
+  for (const char* route : {"auto", "reference", "baseline-two-pass", "baseline-chunked"}) {
+    Problem p = make_problem(2, 3, 45, 12, 20, {DecayRegime::NearOne, BetaRegime::Uniform, true, 99});
+    write_problem(p);
+    RunResult r = run(std::string("--route ") + route + " --threads 2");
+    ASSERT_EQ(r.exit_code, 0) << route << ": " << r.stderr_text;
+    npy::Array out, fs;
+    ASSERT_TRUE(npy::read(path("out.npy"), &out));
+    ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
+    EXPECT_EQ(out.shape, (std::vector<int64_t>{2, 3, 45, 20}));
+    EXPECT_EQ(fs.shape, (std::vector<int64_t>{2, 3, 12, 20}));
+    p.out = out.data;
+    p.final_state = fs.data;
+    EXPECT_LE(relative_error(p, reference_f64(p)), 1e-4) << route;
+  }
+}
+
+TEST_F(GdrRunTest, EmptySequence) {
+  Problem p = make_problem(1, 2, 0, 4, 3);
+  write_problem(p);
+  RunResult r = run();
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  npy::Array fs;
+  ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
+  EXPECT_EQ(fs.data, p.initial_state);
+}
+
+struct BadRun {
+  const char* name;
+  std::function<void(GdrRunTest*)> prepare;
+  std::string extra;
+  const char* must_mention;
+};
+
+TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
+  const Problem good = make_problem(1, 2, 5, 4, 6);
+  std::vector<BadRun> cases = {
+      {"wrong key shape", [](GdrRunTest* t) { t->write("k.npy", {1, 2, 5, 3}, std::vector<float>(30)); },
+       "", "--key"},
+      {"wrong beta rank", [](GdrRunTest* t) { t->write("b.npy", {1, 2, 5, 1}, std::vector<float>(10)); },
+       "", "--beta"},
+      {"query rank 3", [](GdrRunTest* t) { t->write("q.npy", {2, 5, 4}, std::vector<float>(40)); }, "",
+       "--query"},
+      {"zero heads",
+       [](GdrRunTest* t) {
+         t->write("q.npy", {1, 0, 5, 4}, {});
+         t->write("k.npy", {1, 0, 5, 4}, {});
+         t->write("v.npy", {1, 0, 5, 6}, {});
+         t->write("d.npy", {1, 0, 5, 4}, {});
+         t->write("b.npy", {1, 0, 5}, {});
+         t->write("s.npy", {1, 0, 4, 6}, {});
+       },
+       "", "H must be positive"},
+      {"truncated decay",
+       [](GdrRunTest* t) {
+         std::ofstream f(t->path("d.npy"), std::ios::binary | std::ios::trunc);
+         f << "\x93NUMPY";
+       },
+       "", "--decay"},
+      {"missing value file", [](GdrRunTest* t) { std::remove(t->path("v.npy").c_str()); }, "",
+       "--value"},
+      {"unknown route", [](GdrRunTest*) {}, "--route fastest", "--route"},
+      {"bad threads", [](GdrRunTest*) {}, "--threads zero", "--threads"},
+      {"route not built yet", [](GdrRunTest*) {}, "--route chunked", "chunked"},
+      {"unknown flag", [](GdrRunTest*) {}, "--frobnicate 1", "--frobnicate"},
+  };
+  for (const BadRun& c : cases) {
+    write_problem(good);
+    std::remove(path("out.npy").c_str());
+    std::remove(path("fs.npy").c_str());
+    c.prepare(this);
+    RunResult r = run(c.extra);
+    EXPECT_NE(r.exit_code, 0) << c.name;
+    EXPECT_NE(r.stderr_text.find(c.must_mention), std::string::npos)
+        << c.name << ": '" << r.stderr_text << "'";
+    EXPECT_EQ(r.stderr_text.rfind("gdr-run: ", 0), 0u) << c.name;
+    EXPECT_FALSE(exists("out.npy")) << c.name;
+    EXPECT_FALSE(exists("fs.npy")) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace gdr::test

@@ -1,0 +1,249 @@
+// gdr-bench: named implementations side by side, in one process, on the
+// same inputs, interleaved so that machine drift hits all of them equally.
+// Prints medians, effective GFLOP/s (8 K V flops per token per head for
+// every implementation), the fraction of the measured FMA peak, and the
+// speed-up over each baseline; --json writes the records.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../common/implementations.h"
+#include "gdr/runtime.h"
+#include "peak.h"
+#ifdef GDR_HAVE_COMPILER
+#include "gdr/compiler/toolchain.h"
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Config {
+  std::vector<std::string> impls;
+  std::vector<int64_t> T = {1, 128, 512, 2048}, H = {16, 32};
+  std::vector<int> threads = {1, 2};
+  int64_t B = 1, K = 128, V = 128;
+  double seconds_per_case = 2.0;  // time budget for one case, all impls together
+  int min_reps = 3, max_reps = 200;
+  std::string json;
+};
+
+struct Record {
+  std::string impl;
+  int64_t B, H, T, K, V;
+  int threads;
+  double median_ns;
+  int reps;
+};
+
+const char kUsage[] =
+    "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
+    "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
+    "implementations: every route gdr-run --route accepts, except auto\n";
+
+[[noreturn]] void die(const std::string& message) {
+  std::fprintf(stderr, "gdr-bench: %s\n", message.c_str());
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+template <typename Int>
+std::vector<Int> parse_ints(const std::string& flag, const std::string& s, Int min) {
+  std::vector<Int> out;
+  for (const std::string& p : split(s)) {
+    char* end = nullptr;
+    long long v = std::strtoll(p.c_str(), &end, 10);
+    if (*end != '\0' || v < min) die(flag + ": expected integers >= " + std::to_string(min) + ", got '" + s + "'");
+    out.push_back(static_cast<Int>(v));
+  }
+  if (out.empty()) die(flag + ": empty list");
+  return out;
+}
+
+Config parse_args(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (i + 1 >= argc) die(flag + " needs a value (see --help)");
+    std::string value = argv[++i];
+    if (flag == "--impl") c.impls = split(value);
+    else if (flag == "--T") c.T = parse_ints<int64_t>(flag, value, 0);
+    else if (flag == "--H") c.H = parse_ints<int64_t>(flag, value, 1);
+    else if (flag == "--B") c.B = parse_ints<int64_t>(flag, value, 1).at(0);
+    else if (flag == "--K") c.K = parse_ints<int64_t>(flag, value, 1).at(0);
+    else if (flag == "--V") c.V = parse_ints<int64_t>(flag, value, 1).at(0);
+    else if (flag == "--threads") c.threads = parse_ints<int>(flag, value, 1);
+    else if (flag == "--seconds") c.seconds_per_case = std::atof(value.c_str());
+    else if (flag == "--json") c.json = value;
+    else die("unknown argument " + flag + " (see --help)");
+  }
+  return c;
+}
+
+// Inputs as in the contract, with decay ~ U(0.9, 1): the regime where the
+// baseline chunked kernel takes its chunked path rather than its fallback.
+struct Inputs {
+  std::vector<float> q, k, v, d, beta, s0;
+  Inputs(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V) {
+    std::mt19937 rng(42);
+    std::normal_distribution<float> normal;
+    std::uniform_real_distribution<float> uniform;
+    const int64_t tokens = B * H * T;
+    auto normalised = [&](std::vector<float>& x) {
+      x.resize(tokens * K);
+      for (int64_t i = 0; i < tokens; ++i) {
+        float norm = 0;
+        for (int64_t r = 0; r < K; ++r) norm += (x[i * K + r] = normal(rng)) * x[i * K + r];
+        for (int64_t r = 0; r < K; ++r) x[i * K + r] /= std::sqrt(norm);
+      }
+    };
+    normalised(q);
+    normalised(k);
+    v.resize(tokens * V);
+    for (float& e : v) e = normal(rng);
+    d.resize(tokens * K);
+    for (float& e : d) e = 0.9f + 0.1f * uniform(rng);
+    beta.resize(tokens);
+    for (float& e : beta) e = uniform(rng);
+    s0.resize(B * H * K * V);
+    for (float& e : s0) e = normal(rng);
+  }
+};
+
+double median(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  const size_t n = x.size();
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+double flops(const Record& r) { return 8.0 * r.K * r.V * r.T * r.B * r.H; }
+
+std::string json_record(const Record& r) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "{\"impl\": \"%s\", \"B\": %lld, \"H\": %lld, \"T\": %lld, \"K\": %lld, \"V\": "
+                "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f}",
+                r.impl.c_str(), (long long)r.B, (long long)r.H, (long long)r.T, (long long)r.K,
+                (long long)r.V, r.threads, r.median_ns, r.reps,
+                r.median_ns > 0 ? flops(r) / r.median_ns : 0.0);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config = parse_args(argc, argv);
+  gdr::tools::install_all_routes();
+  if (config.impls.empty()) config.impls = {"baseline-two-pass", "baseline-chunked"};
+  std::vector<gdr::Route> routes;
+  for (const std::string& name : config.impls) {
+    gdr::Route r;
+    if (!gdr::parse_route(name, &r) || r == gdr::Route::Auto) die("--impl: unknown implementation '" + name + "'");
+    routes.push_back(r);
+  }
+
+#ifdef GDR_HAVE_COMPILER
+  const gdr::compiler::ToolchainInfo tc = gdr::compiler::probe_toolchain();
+  std::printf("host: %s (%s), LLVM %s, Halide target %s\n", tc.host_cpu.c_str(),
+              tc.host_triple.c_str(), tc.llvm_version.c_str(), tc.halide_target.c_str());
+#endif
+  const gdr::bench::MachinePeak peak = gdr::bench::measure_peak();
+  std::printf("machine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2 (%d-bit vectors); copy %.1f GB/s\n\n",
+              peak.fma_gflops_1t, peak.fma_gflops_2t, peak.vector_bits, peak.copy_gbps_1t);
+
+  std::vector<Record> records;
+  std::printf("%-20s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s\n", "impl", "B", "H", "T", "K", "V",
+              "thr", "median ms", "GFLOP/s", "%peak", "vs 2pass", "vs chunk");
+  for (int64_t H : config.H)
+    for (int64_t T : config.T)
+      for (int threads : config.threads) {
+        Inputs in(config.B, H, T, config.K, config.V);
+        const size_t n_impl = routes.size();
+        std::vector<std::vector<float>> outs(n_impl), states(n_impl);
+        std::vector<std::vector<double>> times(n_impl);
+        std::string failure;
+        auto run_once = [&](size_t i) {
+          outs[i].resize(config.B * H * T * config.V);
+          states[i].resize(config.B * H * config.K * config.V);
+          gdr::Tensors t{in.q.data(), in.k.data(), in.v.data(), in.d.data(), in.beta.data(),
+                         in.s0.data(), outs[i].data(), states[i].data(), config.B, H, T, config.K,
+                         config.V};
+          gdr::Options o;
+          o.route = routes[i];
+          o.threads = threads;
+          auto start = Clock::now();
+          gdr::Status s = gdr::run(t, o);
+          double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+          if (!s) failure = config.impls[i] + ": " + s.message();
+          return ns;
+        };
+        for (size_t i = 0; i < n_impl; ++i) run_once(i);  // warm-up: caches, JIT, pages
+        if (!failure.empty()) die(failure);
+        const auto case_start = Clock::now();
+        for (int rep = 0; rep < config.max_reps; ++rep) {
+          for (size_t i = 0; i < n_impl; ++i) times[i].push_back(run_once(i));
+          double spent = std::chrono::duration<double>(Clock::now() - case_start).count();
+          if (rep + 1 >= config.min_reps && spent > config.seconds_per_case) break;
+        }
+        std::map<gdr::Route, double> medians;
+        for (size_t i = 0; i < n_impl; ++i) medians[routes[i]] = median(times[i]);
+        for (size_t i = 0; i < n_impl; ++i) {
+          Record r{config.impls[i], config.B, H, T, config.K, config.V, threads,
+                   medians[routes[i]], static_cast<int>(times[i].size())};
+          records.push_back(r);
+          const double gflops = flops(r) / r.median_ns;
+          const double peak_t = threads >= 2 ? peak.fma_gflops_2t : peak.fma_gflops_1t;
+          auto ratio = [&](gdr::Route base) {
+            auto it = medians.find(base);
+            return it == medians.end() ? std::string("-")
+                                       : std::to_string(it->second / r.median_ns).substr(0, 5) + "x";
+          };
+          std::printf("%-20s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n",
+                      r.impl.c_str(), (long long)r.B, (long long)H, (long long)T,
+                      (long long)config.K, (long long)config.V, threads, r.median_ns / 1e6, gflops,
+                      100 * gflops / peak_t, ratio(gdr::Route::BaselineTwoPass).c_str(),
+                      ratio(gdr::Route::BaselineChunked).c_str());
+        }
+        // Every implementation must agree with the first one on these inputs.
+        for (size_t i = 1; i < n_impl; ++i) {
+          double worst = 0;
+          for (size_t e = 0; e < outs[0].size(); ++e)
+            worst = std::max(worst, double(std::abs(outs[i][e] - outs[0][e])) / (1 + std::abs(outs[0][e])));
+          if (!(worst < 1e-3))
+            std::printf("  WARNING: %s differs from %s by %.2e (relative)\n", config.impls[i].c_str(),
+                        config.impls[0].c_str(), worst);
+        }
+        std::fflush(stdout);
+      }
+
+  if (!config.json.empty()) {
+    std::ofstream out(config.json);
+    out << "[\n  {\"impl\": \"machine\", \"fma_gflops_1t\": " << peak.fma_gflops_1t
+        << ", \"fma_gflops_2t\": " << peak.fma_gflops_2t << ", \"copy_gbps_1t\": " << peak.copy_gbps_1t
+        << ", \"vector_bits\": " << peak.vector_bits << "}";
+    for (const Record& r : records) out << ",\n  " << json_record(r);
+    out << "\n]\n";
+    if (!out) die("--json " + config.json + ": write failed");
+    std::printf("\nwrote %s\n", config.json.c_str());
+  }
+  return 0;
+}

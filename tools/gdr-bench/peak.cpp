@@ -1,0 +1,93 @@
+#include "peak.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace gdr::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+#if defined(__AVX512F__)
+using Vec = __m512;
+constexpr int kBits = 512;
+inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+inline Vec splat(float x) { return _mm512_set1_ps(x); }
+#else
+using Vec = __m256;
+constexpr int kBits = 256;
+inline Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+inline Vec splat(float x) { return _mm256_set1_ps(x); }
+#endif
+constexpr int kLanes = kBits / 32;
+
+// 12 independent chains cover the FMA latency on two ports.
+constexpr int kChains = 12;
+
+float fma_loop(int64_t iterations) {
+  Vec acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = splat(1.f + 1e-3f * i);
+  const Vec m = splat(0.999999f), a = splat(1e-7f);
+  for (int64_t it = 0; it < iterations; ++it)
+    for (int i = 0; i < kChains; ++i) acc[i] = fma(acc[i], m, a);
+  Vec total = acc[0];
+  for (int i = 1; i < kChains; ++i) total = add(total, acc[i]);
+  float out[kLanes];
+  std::memcpy(out, &total, sizeof(out));
+  return out[0];
+}
+
+// Best of several runs of `threads` threads each doing the loop: the
+// machine's FMA GFLOP/s.
+double fma_gflops(int threads) {
+  constexpr int64_t kIterations = 20'000'000;
+  double best = 0;
+  volatile float sink = 0;
+  for (int run = 0; run < 5; ++run) {
+    std::vector<std::thread> pool;
+    std::vector<float> results(threads);
+    auto start = Clock::now();
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] { results[t] = fma_loop(kIterations); });
+    for (auto& th : pool) th.join();
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    for (float r : results) sink = sink + r;
+    best = std::max(best, 2.0 * kLanes * kChains * kIterations * threads / seconds / 1e9);
+  }
+  return best;
+}
+
+double copy_gbps() {
+  const size_t n = size_t(64) << 20 >> 2;  // 64 MiB of floats
+  std::vector<float> a(n, 1.f), b(n, 0.f);
+  double best = 0;
+  for (int run = 0; run < 5; ++run) {
+    auto start = Clock::now();
+    std::memcpy(b.data(), a.data(), n * sizeof(float));
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    best = std::max(best, 2.0 * n * sizeof(float) / seconds / 1e9);
+    a[run] = b[n - 1 - run];
+  }
+  return best;
+}
+
+}  // namespace
+
+MachinePeak measure_peak() {
+  MachinePeak p;
+  p.vector_bits = kBits;
+  p.fma_gflops_1t = fma_gflops(1);
+  p.fma_gflops_2t = fma_gflops(2);
+  p.copy_gbps_1t = copy_gbps();
+  return p;
+}
+
+}  // namespace gdr::bench

@@ -1,0 +1,106 @@
+// gdr-run: runs the op on .npy files, for debugging and end-to-end checks.
+// On any error: one line naming the file or argument and the reason, a
+// non-zero exit, and no output file written.
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "../common/implementations.h"
+#include "../common/npy.h"
+#include "gdr/runtime.h"
+
+namespace {
+
+const char kUsage[] =
+    "usage: gdr-run --query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy\n"
+    "               --initial-state s.npy --out out.npy --final-state fs.npy\n"
+    "               [--route auto|recurrent|chunked|reference|baseline-two-pass|baseline-chunked]\n"
+    "               [--threads N]\n";
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "gdr-run: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* files[] = {"--query", "--key", "--value", "--decay", "--beta", "--initial-state",
+                         "--out", "--final-state"};
+  std::map<std::string, std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    bool known = flag == "--route" || flag == "--threads";
+    for (const char* f : files) known |= flag == f;
+    if (!known) return fail("unknown argument " + flag + " (see --help)");
+    if (i + 1 >= argc) return fail(flag + " needs a value");
+    if (args.count(flag)) return fail(flag + " given twice");
+    args[flag] = argv[++i];
+  }
+  for (const char* f : files)
+    if (!args.count(f)) return fail(std::string("missing ") + f + " (see --help)");
+
+  gdr::Options options;
+  if (args.count("--route") && !gdr::parse_route(args["--route"], &options.route))
+    return fail("--route: unknown route '" + args["--route"] + "'");
+  if (args.count("--threads")) {
+    char* end = nullptr;
+    long n = std::strtol(args["--threads"].c_str(), &end, 10);
+    if (*end != '\0' || n < 1 || n > 1024)
+      return fail("--threads: expected an integer in [1, 1024], got '" + args["--threads"] + "'");
+    options.threads = static_cast<int>(n);
+  }
+
+  std::map<std::string, gdr::npy::Array> in;
+  for (int i = 0; i < 6; ++i) {
+    if (gdr::Status s = gdr::npy::read(args[files[i]], &in[files[i]]); !s)
+      return fail(std::string(files[i]) + " " + args[files[i]] + ": " + s.message());
+  }
+  // Sizes come from the query; every other file must agree with it.
+  const auto& qs = in["--query"].shape;
+  if (qs.size() != 4)
+    return fail("--query " + args["--query"] + ": expected rank 4 [B, H, T, K], got shape " +
+                gdr::npy::shape_string(qs));
+  const auto& vs = in["--value"].shape;
+  if (vs.size() != 4)
+    return fail("--value " + args["--value"] + ": expected rank 4 [B, H, T, V], got shape " +
+                gdr::npy::shape_string(vs));
+  const int64_t B = qs[0], H = qs[1], T = qs[2], K = qs[3], V = vs[3];
+  const std::map<std::string, std::vector<int64_t>> expected = {
+      {"--key", {B, H, T, K}}, {"--value", {B, H, T, V}}, {"--decay", {B, H, T, K}},
+      {"--beta", {B, H, T}},   {"--initial-state", {B, H, K, V}}};
+  for (const auto& [flag, shape] : expected)
+    if (in[flag].shape != shape)
+      return fail(flag + " " + args[flag] + ": shape " + gdr::npy::shape_string(in[flag].shape) +
+                  " does not match the expected " + gdr::npy::shape_string(shape) +
+                  " (from --query and --value)");
+
+  gdr::npy::Array out{{B, H, T, V}, {}}, final_state{{B, H, K, V}, {}};
+  out.data.resize(B * H * T * V);
+  final_state.data.resize(B * H * K * V);
+  gdr::Tensors t;
+  t.query = in["--query"].data.data();
+  t.key = in["--key"].data.data();
+  t.value = in["--value"].data.data();
+  t.decay = in["--decay"].data.data();
+  t.beta = in["--beta"].data.data();
+  t.initial_state = in["--initial-state"].data.data();
+  t.out = out.data.data();
+  t.final_state = final_state.data.data();
+  t.B = B, t.H = H, t.T = T, t.K = K, t.V = V;
+
+  gdr::tools::install_all_routes();
+  if (gdr::Status s = gdr::run(t, options); !s) return fail(s.message());
+  if (gdr::Status s = gdr::npy::write(args["--out"], out); !s)
+    return fail("--out " + args["--out"] + ": " + s.message());
+  if (gdr::Status s = gdr::npy::write(args["--final-state"], final_state); !s) {
+    std::remove(args["--out"].c_str());
+    return fail("--final-state " + args["--final-state"] + ": " + s.message());
+  }
+  return 0;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12 packages), configures and builds.
+#   tools/scripts/setup.sh [release|sanitize]...   (default: release)
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+packages=(
+  cmake ninja-build clang-14 lld-14 llvm-14-dev llvm-14-tools
+  libmlir-14-dev mlir-14-tools libhalide14-0-dev
+  libfmt-dev libgtest-dev libbenchmark-dev
+  zlib1g-dev libzstd-dev libedit-dev libxml2-dev libtinfo-dev libcurl4-openssl-dev
+  libclang-rt-14-dev python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+configure_and_build() {  # $1: build dir, rest: extra cmake flags
+  local dir=$1
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -G Ninja -S . -B "$dir" \
+      -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+      -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld \
+      -DMLIR_TABLEGEN_EXE=/usr/lib/llvm-14/bin/mlir-tblgen "$@" >/dev/null
+  fi
+  cmake --build "$dir"
+}
+
+builds=("$@")
+[ ${#builds[@]} -gt 0 ] || builds=(release)
+for b in "${builds[@]}"; do
+  case "$b" in
+    release) configure_and_build build -DCMAKE_BUILD_TYPE=Release ;;
+    sanitize) configure_and_build build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDR_SANITIZE=ON ;;
+    *) echo "setup: unknown build '$b' (release or sanitize)" >&2; exit 2 ;;
+  esac
+done
