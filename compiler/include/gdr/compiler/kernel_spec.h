@@ -1,0 +1,32 @@
+// What to generate: the problem (KernelSpec) and how (RecurrentSchedule).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gdr::compiler {
+
+struct KernelSpec {
+  int64_t K = 128, V = 128;  // state of one head is K x V float32; T is run time
+};
+
+// Knobs of the recurrent route (the fields of #gdr.schedule).
+struct RecurrentSchedule {
+  int64_t vector_width = 16;  // float lanes per vector: 4, 8 or 16
+  int64_t v_tile = 128;       // columns per sweep, a multiple of vector_width
+  int64_t unroll = 1;         // K rows per iteration of the sweep loop
+  bool operator==(const RecurrentSchedule& o) const {
+    return vector_width == o.vector_width && v_tile == o.v_tile && unroll == o.unroll;
+  }
+  bool operator<(const RecurrentSchedule& o) const {
+    if (vector_width != o.vector_width) return vector_width < o.vector_width;
+    if (v_tile != o.v_tile) return v_tile < o.v_tile;
+    return unroll < o.unroll;
+  }
+};
+
+// The kernel's symbol encodes its whole variant, e.g.
+// gdr_recurrent_f32_k128_v128__w16_vt128_u1.
+std::string recurrent_kernel_name(const KernelSpec& spec, const RecurrentSchedule& schedule);
+
+}  // namespace gdr::compiler

@@ -1,0 +1,40 @@
+// The recurrent route: gdr dialect -> MLIR passes -> LLVM IR -> object ->
+// in-process JIT, returning a runtime kernel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/target.h"
+#include "gdr/runtime.h"
+#include "gdr/status.h"
+
+namespace gdr::compiler {
+
+// The default schedule for `spec` on `target` (the one gdr-attach-schedule
+// writes).
+RecurrentSchedule default_recurrent_schedule(const KernelSpec& spec, const Target& target);
+
+// The gdr module of one recurrent kernel, as text (what gdr-opt reads).
+std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                  const Target& target);
+
+// Generates the kernel's relocatable object for `target`.
+Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                const Target& target, std::vector<char>* object);
+
+// Generates the kernel for the host and loads it into the process-wide JIT,
+// which owns the code for the rest of the process.
+Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel);
+
+// compile_recurrent through a process-wide cache keyed by (K, V, schedule):
+// each variant is compiled once, also when several threads ask at once.
+Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                 Kernel* kernel);
+
+// Installs runners for Route::Recurrent and Route::Auto into gdr::run: each
+// compiles the default-schedule kernel for (K, V) once, then gdr::execute.
+void install_routes();
+
+}  // namespace gdr::compiler

@@ -1,0 +1,27 @@
+// The CPU code is generated for: the host as LLVM detects it, or one given.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace gdr::compiler {
+
+struct Target {
+  std::string triple;    // e.g. x86_64-pc-linux-gnu
+  std::string cpu;       // LLVM's CPU name, e.g. icelake-client
+  std::string features;  // LLVM's feature string, e.g. +avx512f,+fma,...
+  int vector_bits = 128; // widest float vector: 512 with AVX-512F, 256 with AVX
+};
+
+// The host, detected once.
+const Target& host_target();
+
+// A TargetMachine for `target` (PIC, aggressive optimisation); null with
+// `*error` set if LLVM has no such target.
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error);
+
+}  // namespace gdr::compiler

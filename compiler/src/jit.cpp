@@ -1,0 +1,52 @@
+#include "gdr/compiler/jit.h"
+
+#include <mutex>
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+
+namespace gdr::compiler {
+
+namespace {
+
+std::mutex& jit_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// Created on first use and never destroyed: kernels handed out as plain
+// function pointers must stay valid until exit.
+llvm::orc::LLJIT* jit(std::string* error) {
+  static llvm::orc::LLJIT* instance = [error]() -> llvm::orc::LLJIT* {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    auto created = llvm::orc::LLJITBuilder().create();
+    if (!created) {
+      *error = llvm::toString(created.takeError());
+      return nullptr;
+    }
+    return created->release();
+  }();
+  return instance;
+}
+
+}  // namespace
+
+Status jit_load_object(const std::vector<char>& object, const std::string& symbol,
+                       void** address) {
+  std::lock_guard<std::mutex> lock(jit_mutex());
+  std::string error;
+  llvm::orc::LLJIT* j = jit(&error);
+  if (!j) return Status::error("cannot create the JIT: " + error);
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(object.data(), object.size()), symbol);
+  if (llvm::Error e = j->addObjectFile(std::move(buffer)))
+    return Status::error("JIT cannot load " + symbol + ": " + llvm::toString(std::move(e)));
+  auto found = j->lookup(symbol);
+  if (!found) return Status::error("JIT cannot find " + symbol + ": " + llvm::toString(found.takeError()));
+  *address = reinterpret_cast<void*>(found->getAddress());
+  return Status::ok();
+}
+
+}  // namespace gdr::compiler

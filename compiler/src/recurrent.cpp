@@ -1,0 +1,172 @@
+// The recurrent route's pipeline: a gdr module with one kernel, the gdr
+// passes down to the LLVM dialect, LLVM IR, LLVM's O3 for the target, object.
+#include "gdr/compiler/recurrent.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/OptimizationLevel.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <mlir/IR/MLIRContext.h>
+#include <mlir/Parser.h>
+#include <mlir/Pass/PassManager.h>
+#include <mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h>
+#include <mlir/Target/LLVMIR/Export.h>
+
+#include "gdr/Dialect/GdrPasses.h"
+#include "gdr/compiler/jit.h"
+
+namespace gdr::compiler {
+
+namespace {
+
+void load_dialects(mlir::MLIRContext& context) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::gdr::GdrDialect, mlir::LLVM::LLVMDialect>();
+  mlir::registerLLVMDialectTranslation(registry);
+  context.appendDialectRegistry(registry);
+  context.loadDialect<mlir::gdr::GdrDialect, mlir::LLVM::LLVMDialect>();
+}
+
+// The kernel as gdr-opt would read it; without a schedule when `s` is null.
+std::string module_text(const KernelSpec& spec, const RecurrentSchedule* s, const Target& target,
+                        const std::string& name) {
+  std::string text = "gdr.kernel @" + name + " problem <k = " + std::to_string(spec.K) +
+                     ", v = " + std::to_string(spec.V) +
+                     ", element_type = f32, gate = channelwise, route = recurrent>";
+  if (s)
+    text += " schedule <vector_width = " + std::to_string(s->vector_width) +
+            ", v_tile = " + std::to_string(s->v_tile) + ", unroll = " + std::to_string(s->unroll) +
+            ">";
+  text += " target <cpu = \"" + target.cpu + "\", vector_bits = " +
+          std::to_string(target.vector_bits) + ">\n";
+  return text;
+}
+
+// Parses and verifies the module; a bad spec or schedule gives the
+// verifier's diagnostic, which names the attribute, in `*error`.
+mlir::OwningOpRef<mlir::ModuleOp> parse_module(mlir::MLIRContext& context, const std::string& text,
+                                               std::string* error) {
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic& d) {
+    diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+  if (!module) *error = diagnostics;
+  return module;
+}
+
+// Schedule-dependent function attributes: without them LLVM splits 512-bit
+// vectors on CPUs that prefer 256-bit ones (e.g. Ice Lake).
+void set_function_attributes(llvm::Module& module, const RecurrentSchedule& s, const Target& target) {
+  const std::string bits = std::to_string(s.vector_width * 32);
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", target.cpu);
+    f.addFnAttr("target-features", target.features);
+    f.addFnAttr("prefer-vector-width", bits);
+    f.addFnAttr("min-legal-vector-width", bits);
+  }
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}
+
+}  // namespace
+
+RecurrentSchedule default_recurrent_schedule(const KernelSpec& spec, const Target& target) {
+  // Asks gdr-attach-schedule, so that the pass and the runtime agree.
+  mlir::MLIRContext context;
+  load_dialects(context);
+  std::string error;
+  auto module = parse_module(context, module_text(spec, nullptr, target, "probe"), &error);
+  mlir::PassManager pm(&context);
+  pm.addPass(mlir::gdr::createAttachSchedulePass());
+  RecurrentSchedule schedule;
+  if (!module || mlir::failed(pm.run(*module))) return schedule;
+  module->walk([&](mlir::gdr::KernelOp k) {
+    schedule = {k.getScheduleAttr().getVectorWidth(), k.getScheduleAttr().getVTile(),
+                k.getScheduleAttr().getUnroll()};
+  });
+  return schedule;
+}
+
+std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                  const Target& target) {
+  return module_text(spec, &schedule, target, recurrent_kernel_name(spec, schedule));
+}
+
+Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                const Target& target, std::vector<char>* object) {
+  mlir::MLIRContext context;
+  load_dialects(context);
+  std::string error;
+  auto module = parse_module(
+      context, module_text(spec, &schedule, target, recurrent_kernel_name(spec, schedule)), &error);
+  if (!module) return Status::error("invalid recurrent kernel: " + error);
+
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic& d) {
+    diagnostics += d.str() + "; ";
+    return mlir::success();
+  });
+  mlir::PassManager pm(&context);
+  mlir::gdr::buildLowerToLLVMPipeline(pm);
+  if (mlir::failed(pm.run(*module)))
+    return Status::error("lowering " + recurrent_kernel_name(spec, schedule) + " failed: " + diagnostics);
+
+  llvm::LLVMContext llvm_context;
+  std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(*module, llvm_context);
+  if (!llvm_module) return Status::error("translation to LLVM IR failed: " + diagnostics);
+
+  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, &error);
+  if (!tm) return Status::error("no LLVM target for " + target.triple + ": " + error);
+  llvm_module->setDataLayout(tm->createDataLayout());
+  llvm_module->setTargetTriple(target.triple);
+  set_function_attributes(*llvm_module, schedule, target);
+  optimize(*llvm_module, *tm);
+
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, os, nullptr, llvm::CGFT_ObjectFile))
+    return Status::error("the target machine cannot emit objects");
+  codegen.run(*llvm_module);
+  object->assign(buffer.begin(), buffer.end());
+  return Status::ok();
+}
+
+Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                         Kernel* kernel) {
+  const Target& host = host_target();
+  std::vector<char> object;
+  if (Status s = compile_recurrent_object(spec, schedule, host, &object); !s) return s;
+  const std::string name = recurrent_kernel_name(spec, schedule);
+  void* address = nullptr;
+  if (Status s = jit_load_object(object, name, &address); !s) return s;
+  kernel->name = name;
+  kernel->fn = reinterpret_cast<gdr_kernel_fn>(address);
+  kernel->K = spec.K;
+  kernel->V = spec.V;
+  // Any multiple of the vector width can start a column range: the kernel
+  // masks the ragged end.
+  kernel->column_align = schedule.vector_width;
+  kernel->max_threads = 0;
+  kernel->scratch_floats = nullptr;
+  return Status::ok();
+}
+
+}  // namespace gdr::compiler

@@ -1,0 +1,61 @@
+// Attributes of the gdr dialect: the problem, the schedule and the target.
+#ifndef GDR_ATTRS_TD
+#define GDR_ATTRS_TD
+
+include "gdr/Dialect/GdrDialect.td"
+
+class Gdr_Attr<string name, string attrMnemonic> : AttrDef<Gdr_Dialect, name> {
+  let mnemonic = attrMnemonic;
+  // Parsed and printed by hand (GdrAttrs.cpp): keys may come in any order
+  // and optional keys take their defaults.
+  let genVerifyDecl = 1;
+}
+
+def Gdr_ProblemAttr : Gdr_Attr<"Problem", "problem"> {
+  let summary = "What a kernel computes: sizes, element type, gate and route";
+  let description = [{
+    The state of one head is K x V. `gate` is the only gate the op has
+    (`channelwise`: one decay per key channel). `route` is `recurrent`
+    (token-by-token, decode and short sequences), `chunked` (WY prefill) or
+    `auto` (a later pass chooses). Only `f32` is supported.
+
+    ```mlir
+    #gdr.problem<k = 128, v = 128, element_type = f32, gate = channelwise, route = recurrent>
+    ```
+  }];
+  let parameters = (ins "int64_t":$k, "int64_t":$v, "::mlir::Type":$elementType,
+                        StringRefParameter<"gate">:$gate,
+                        StringRefParameter<"route">:$route);
+}
+
+def Gdr_ScheduleAttr : Gdr_Attr<"Schedule", "schedule"> {
+  let summary = "How the recurrent route is computed";
+  let description = [{
+    `vector_width`: float lanes per vector (a power of two, at most the
+    target's vector register). `v_tile`: state columns one sweep keeps in
+    registers (a multiple of `vector_width`); the kernel runs all tokens of
+    a call on one tile while it stays in cache. `unroll`: rows of the state
+    handled per iteration of the loop over K (default 1).
+
+    ```mlir
+    #gdr.schedule<vector_width = 16, v_tile = 128, unroll = 2>
+    ```
+  }];
+  let parameters = (ins "int64_t":$vectorWidth, "int64_t":$vTile, "int64_t":$unroll);
+}
+
+def Gdr_TargetAttr : Gdr_Attr<"Target", "target"> {
+  let summary = "The CPU a kernel is generated for";
+  let description = [{
+    `cpu` is LLVM's CPU name; `vector_bits` the widest vector register the
+    kernel may use (512 with AVX-512, 256 with AVX2). Schedules wider than
+    the target are rejected.
+
+    ```mlir
+    #gdr.target<cpu = "icelake-client", vector_bits = 512>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"cpu">:$cpu, "int64_t":$vectorBits);
+}
+
+#endif  // GDR_ATTRS_TD

@@ -1,0 +1,26 @@
+// gdr.kernel: checks that the schedule fits the problem and the target.
+#include <mlir/IR/Builders.h>
+#include <mlir/IR/OpImplementation.h>
+
+#include "gdr/Dialect/GdrDialect.h"
+
+using namespace mlir;
+using namespace mlir::gdr;
+
+LogicalResult mlir::gdr::verifyKernel(KernelOp op) {
+  ScheduleAttr schedule = op.getScheduleAttr();
+  TargetAttr target = op.getTargetAttr();
+  if (!schedule) return success();
+  if (target && schedule.getVectorWidth() * 32 > target.getVectorBits())
+    return op.emitOpError() << "schedule 'vector_width' = " << schedule.getVectorWidth()
+                            << " needs " << schedule.getVectorWidth() * 32
+                            << "-bit vectors but target '" << target.getCpu() << "' has "
+                            << target.getVectorBits();
+  if (schedule.getUnroll() > op.getProblem().getK())
+    return op.emitOpError() << "schedule 'unroll' = " << schedule.getUnroll()
+                            << " exceeds the problem's k = " << op.getProblem().getK();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "gdr/Dialect/GdrOps.cpp.inc"

@@ -1,0 +1,270 @@
+// gdr-lower-recurrent: the recurrent route as scf + vector + memref + arith.
+//
+// Each state column evolves on its own, so the kernel walks the state in
+// V-tiles and runs all T tokens of the call on one tile while it stays in
+// cache: the state is read once (initial_state) and written once
+// (final_state) per call, whatever T is. With dk = decay ⊙ k, dq = decay ⊙ q,
+// per token:
+//   v_pred = Sᵀ dk,  sq = Sᵀ dq         (vertical sums over K rows: one vector
+//                                          accumulator per column vector)
+//   delta  = beta (v − v_pred)
+//   out    = sq + (k · q) delta          (exact algebra: (DS + k δᵀ)ᵀ q)
+//   S      = decay ⊙ S + k ⊗ delta
+// Fused across tokens: the sweep that writes token t's update also
+// accumulates Sᵀ dk and Sᵀ dq of token t + 1, so a token costs one sweep of
+// one multiply and three FMAs per vector; a read-only sweep before the first
+// token gives token 0's sums. Every column goes through the same operations
+// in the same order whichever tile or lane holds it, so splitting a head's
+// columns over threads gives bit-identical results.
+//
+// Schedule knobs: vector_width = lanes of the vector type; v_tile = columns
+// (v_tile / vector_width vectors, two accumulators each) a sweep keeps in
+// registers; unroll = K rows per iteration of the sweep loop. Columns past
+// the last whole tile run one masked vector at a time.
+#include <mlir/Dialect/StandardOps/IR/Ops.h>
+#include <mlir/IR/BuiltinOps.h>
+
+#include "PassDetail.h"
+
+namespace mlir::gdr {
+namespace {
+
+// Emits the body of one kernel function. Flat memrefs, row-major indices:
+// query/key/decay (bh·T + t)·K + k, value/out (bh·T + t)·V + c, beta bh·T + t,
+// states bh·K·V + k·V + c.
+class RecurrentEmitter {
+ public:
+  RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule)
+      : b_(b),
+        loc_(loc),
+        K_(problem.getK()),
+        V_(problem.getV()),
+        W_(schedule.getVectorWidth()),
+        tile_(schedule.getVTile()),
+        unroll_(schedule.getUnroll()),
+        f32_(b.getF32Type()),
+        vec_(VectorType::get({W_}, f32_)) {}
+
+  // The function's arguments: 8 memrefs then T, bh_begin, bh_end, v_begin, v_end.
+  static FunctionType signature(OpBuilder& b) {
+    Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
+    Type idx = b.getIndexType();
+    return b.getFunctionType({mem, mem, mem, mem, mem, mem, mem, mem, idx, idx, idx, idx, idx}, {});
+  }
+
+  void emit(Block* entry) {
+    auto a = entry->getArguments();
+    query_ = a[0], key_ = a[1], value_ = a[2], decay_ = a[3], beta_ = a[4];
+    s0_ = a[5], out_ = a[6], s1_ = a[7];
+    T_ = a[8];
+    Value bhBegin = a[9], bhEnd = a[10], vBegin = a[11], vEnd = a[12];
+    zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
+
+    loop(bhBegin, bhEnd, c(1), {}, [&](Value bh, ValueRange) {
+      Value whole = mul(div(sub(vEnd, vBegin), c(tile_)), c(tile_));
+      Value tilesEnd = add(vBegin, whole);
+      loop(vBegin, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
+        emitTile(bh, col, tile_ / W_, Value());
+        return SmallVector<Value>{};
+      });
+      loop(tilesEnd, vEnd, c(W_), {}, [&](Value col, ValueRange) {
+        Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({W_}, b_.getI1Type()),
+                                                     ValueRange{sub(vEnd, col)});
+        emitTile(bh, col, 1, mask);
+        return SmallVector<Value>{};
+      });
+      return SmallVector<Value>{};
+    });
+  }
+
+ private:
+  using Body = function_ref<SmallVector<Value>(Value iv, ValueRange iterArgs)>;
+
+  // scf.for whose body `body` emits with b_; returns the loop's results.
+  SmallVector<Value> loop(Value lb, Value ub, Value step, ValueRange inits, Body body) {
+    auto op = b_.create<scf::ForOp>(
+        loc_, lb, ub, step, inits, [&](OpBuilder& nested, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b_);
+          b_.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+          SmallVector<Value> results = body(iv, args);
+          b_.create<scf::YieldOp>(loc_, results);
+        });
+    return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
+  }
+
+  // Runs `row(k, accs)` for k in [0, K): `unroll` rows per iteration, then
+  // the K % unroll remaining rows.
+  SmallVector<Value> sweepRows(ValueRange inits, Body row) {
+    const int64_t main = K_ - K_ % unroll_;
+    SmallVector<Value> accs(inits.begin(), inits.end());
+    if (main > 0)
+      accs = loop(c(0), c(main), c(unroll_), accs, [&](Value k0, ValueRange args) {
+        SmallVector<Value> acc(args.begin(), args.end());
+        for (int64_t r = 0; r < unroll_; ++r) acc = row(add(k0, c(r)), acc);
+        return acc;
+      });
+    if (main < K_) accs = loop(c(main), c(K_), c(1), accs, row);
+    return accs;
+  }
+
+  void emitTile(Value bh, Value col, int64_t n, Value mask) {
+    Value stateBase = add(mul(bh, c(K_ * V_)), col);
+    Value tokenBase = mul(bh, T_);
+    auto stateAt = [&](Value k, int64_t j) { return add(stateBase, add(mul(k, c(V_)), c(j * W_))); };
+    Value empty = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, T_, c(0));
+    auto ifOp = b_.create<scf::IfOp>(loc_, TypeRange{}, empty, /*withElseRegion=*/true);
+    {
+      // T = 0: the final state is the initial state.
+      OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      sweepRows({}, [&](Value k, ValueRange) {
+        for (int64_t j = 0; j < n; ++j)
+          store(load(s0_, stateAt(k, j), mask), s1_, stateAt(k, j), mask);
+        return SmallVector<Value>{};
+      });
+    }
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    // Token 0's sums Sᵀdk, Sᵀdq over the initial state (read only).
+    Value first = mul(tokenBase, c(K_));
+    SmallVector<Value> accs = sweepRows(zeros(2 * n), [&](Value k, ValueRange acc) {
+      Value d = scalar(decay_, add(first, k));
+      Value dk = splat(mulf(d, scalar(key_, add(first, k))));
+      Value dq = splat(mulf(d, scalar(query_, add(first, k))));
+      SmallVector<Value> next(acc.begin(), acc.end());
+      for (int64_t j = 0; j < n; ++j) {
+        Value s = load(s0_, stateAt(k, j), mask);
+        next[j] = fma(s, dk, acc[j]);
+        next[n + j] = fma(s, dq, acc[n + j]);
+      }
+      return next;
+    });
+    // Token 0 reads the initial state, later tokens the final state in place.
+    accs = emitToken(tokenBase, col, c(0), s0_, n, mask, accs, stateAt);
+    loop(c(1), T_, c(1), accs, [&](Value t, ValueRange acc) {
+      return emitToken(tokenBase, col, t, s1_, n, mask, acc, stateAt);
+    });
+  }
+
+  // Finishes token t (delta, out) from its sums `acc`, then sweeps the tile:
+  // S = decay_t ⊙ S + k_t ⊗ delta into final_state, returning the sums of
+  // token t + 1 (of token t again for the last token, unused).
+  template <typename StateAt>
+  SmallVector<Value> emitToken(Value tokenBase, Value col, Value t, Value source, int64_t n,
+                               Value mask, ValueRange acc, StateAt stateAt) {
+    Value token = add(tokenBase, t);
+    Value qk = mul(token, c(K_));
+    Value vrow = add(mul(token, c(V_)), col);
+    Value beta = splat(scalar(beta_, token));
+    Value kq = splat(dot(qk));
+    SmallVector<Value> delta(n);
+    for (int64_t j = 0; j < n; ++j) {
+      Value v = load(value_, add(vrow, c(j * W_)), mask);
+      delta[j] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, acc[j]));
+      store(fma(kq, delta[j], acc[n + j]), out_, add(vrow, c(j * W_)), mask);
+    }
+    Value last = b_.create<arith::SubIOp>(loc_, T_, c(1));
+    Value after = add(t, c(1));
+    Value isLast = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::slt, after, last);
+    Value nextT = b_.create<SelectOp>(loc_, isLast, after, last);
+    Value qkNext = mul(add(tokenBase, nextT), c(K_));
+    return sweepRows(zeros(2 * n), [&](Value k, ValueRange sums) {
+      Value decay = splat(scalar(decay_, add(qk, k)));
+      Value key = splat(scalar(key_, add(qk, k)));
+      Value dn = scalar(decay_, add(qkNext, k));
+      Value dk = splat(mulf(dn, scalar(key_, add(qkNext, k))));
+      Value dq = splat(mulf(dn, scalar(query_, add(qkNext, k))));
+      SmallVector<Value> next(sums.begin(), sums.end());
+      for (int64_t j = 0; j < n; ++j) {
+        Value s = b_.create<arith::MulFOp>(loc_, load(source, stateAt(k, j), mask), decay);
+        s = fma(key, delta[j], s);
+        store(s, s1_, stateAt(k, j), mask);
+        next[j] = fma(s, dk, sums[j]);
+        next[n + j] = fma(s, dq, sums[n + j]);
+      }
+      return next;
+    });
+  }
+
+  // k_t · q_t: whole vectors, one fixed-order reduction, then scalars.
+  Value dot(Value base) {
+    Value sum = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(0.0f));
+    const int64_t vectors = K_ / W_;
+    if (vectors > 0) {
+      Value acc = zero_;
+      for (int64_t i = 0; i < vectors; ++i) {
+        Value at = add(base, c(i * W_));
+        acc = fma(load(key_, at, Value()), load(query_, at, Value()), acc);
+      }
+      sum = b_.create<vector::ReductionOp>(loc_, f32_, "add", acc, ValueRange{});
+    }
+    for (int64_t k = vectors * W_; k < K_; ++k) {
+      Value at = add(base, c(k));
+      sum = b_.create<arith::AddFOp>(loc_, sum, mulf(scalar(key_, at), scalar(query_, at)));
+    }
+    return sum;
+  }
+
+  Value c(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
+  Value add(Value x, Value y) { return b_.create<arith::AddIOp>(loc_, x, y); }
+  Value sub(Value x, Value y) { return b_.create<arith::SubIOp>(loc_, x, y); }
+  Value mul(Value x, Value y) { return b_.create<arith::MulIOp>(loc_, x, y); }
+  Value div(Value x, Value y) { return b_.create<arith::DivUIOp>(loc_, x, y); }
+  Value mulf(Value x, Value y) { return b_.create<arith::MulFOp>(loc_, x, y); }
+  Value fma(Value x, Value y, Value acc) { return b_.create<vector::FMAOp>(loc_, x, y, acc); }
+  Value splat(Value s) { return b_.create<vector::BroadcastOp>(loc_, vec_, s); }
+  Value scalar(Value mem, Value i) { return b_.create<memref::LoadOp>(loc_, mem, ValueRange{i}); }
+  SmallVector<Value> zeros(int64_t count) { return SmallVector<Value>(count, zero_); }
+  Value load(Value mem, Value i, Value mask) {
+    if (mask)
+      return b_.create<vector::MaskedLoadOp>(loc_, vec_, mem, ValueRange{i}, mask, zero_);
+    return b_.create<vector::LoadOp>(loc_, vec_, mem, ValueRange{i});
+  }
+  void store(Value v, Value mem, Value i, Value mask) {
+    if (mask)
+      b_.create<vector::MaskedStoreOp>(loc_, mem, ValueRange{i}, mask, v);
+    else
+      b_.create<vector::StoreOp>(loc_, v, mem, ValueRange{i});
+  }
+
+  OpBuilder& b_;
+  Location loc_;
+  const int64_t K_, V_, W_, tile_, unroll_;
+  Type f32_;
+  VectorType vec_;
+  Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, T_, zero_;
+};
+
+struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
+  void runOnOperation() override {
+    SmallVector<KernelOp> kernels;
+    getOperation().walk([&](KernelOp k) {
+      if (k.getProblem().getRoute() == "recurrent") kernels.push_back(k);
+    });
+    for (KernelOp kernel : kernels) {
+      if (!kernel.getScheduleAttr()) {
+        kernel.emitOpError() << "has no schedule: run gdr-attach-schedule first";
+        return signalPassFailure();
+      }
+      OpBuilder b(kernel);
+      const std::string name = kernel.getSymName().str();
+      auto fn = b.create<FuncOp>(kernel.getLoc(), name + "_body", RecurrentEmitter::signature(b));
+      fn->setAttr("gdr.abi_entry", b.getStringAttr(name));
+      fn->setAttr("gdr.vector_bits", b.getI64IntegerAttr(kernel.getScheduleAttr().getVectorWidth() * 32));
+      fn->setAttr("gdr.k", b.getI64IntegerAttr(kernel.getProblem().getK()));
+      fn->setAttr("gdr.v", b.getI64IntegerAttr(kernel.getProblem().getV()));
+      fn.setPrivate();
+      Block* entry = fn.addEntryBlock();
+      b.setInsertionPointToStart(entry);
+      RecurrentEmitter(b, kernel.getLoc(), kernel.getProblem(), kernel.getScheduleAttr()).emit(entry);
+      b.create<ReturnOp>(kernel.getLoc());
+      kernel.erase();
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createLowerRecurrentPass() { return std::make_unique<LowerRecurrentPass>(); }
+
+}  // namespace mlir::gdr
