@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "gdr/runtime.h"
 #include "reference.h"
 
@@ -15,8 +17,13 @@ struct Accuracy {
   double yardstick_error = 0;  // the float32 recurrence
 };
 
-// Runs `options.route` on `p` (outputs written into p) and measures it.
-inline Accuracy measure(Problem& p, const Options& options) {
+// Runs an implementation: gdr::run by default, or a given kernel.
+using Runner = std::function<Status(const Tensors&, const Options&)>;
+inline Runner route_runner() { return [](const Tensors& t, const Options& o) { return run(t, o); }; }
+
+// Runs `runner` (default: options.route) on `p` (outputs written into p) and
+// measures it.
+inline Accuracy measure(Problem& p, const Options& options, const Runner& runner = route_runner()) {
   Accuracy a;
   Problem yard = p;
   Options ref_options;
@@ -24,7 +31,7 @@ inline Accuracy measure(Problem& p, const Options& options) {
   EXPECT_TRUE(run(yard.tensors(), ref_options));
   const Reference ref = reference_f64(p);
   a.yardstick_error = relative_error(yard, ref);
-  Status s = run(p.tensors(), options);
+  Status s = runner(p.tensors(), options);
   EXPECT_TRUE(s) << s.message();
   a.error = relative_error(p, ref);
   return a;
@@ -34,8 +41,9 @@ inline Accuracy measure(Problem& p, const Options& options) {
 // can be exact (T = 0, beta = 0), where any rounding would be "infinitely"
 // worse.
 inline void expect_within_contract(Problem& p, const Options& options,
-                                   const std::string& what = "") {
-  const Accuracy a = measure(p, options);
+                                   const std::string& what = "",
+                                   const Runner& runner = route_runner()) {
+  const Accuracy a = measure(p, options, runner);
   EXPECT_LE(a.error, 1e-4) << route_name(options.route) << " " << describe(p) << " " << what;
   EXPECT_LE(a.error, 8 * a.yardstick_error + 1e-6)
       << route_name(options.route) << " " << describe(p) << " " << what
@@ -50,7 +58,7 @@ namespace gdr::test {
 // feeding each final_state into the next call, and returns the max relative
 // difference from the float64 reference of the whole sequence.
 inline double split_sequence_error(const Problem& p, const std::vector<int64_t>& cuts,
-                                   const Options& options) {
+                                   const Options& options, const Runner& runner = route_runner()) {
   const Reference ref = reference_f64(p);
   Problem whole = p;  // collects out and the final state of the last call
   std::vector<float> state = p.initial_state;
@@ -72,7 +80,7 @@ inline double split_sequence_error(const Problem& p, const std::vector<int64_t>&
       copy(p.beta, part.beta, 1);
     }
     part.initial_state = state;
-    Status s = run(part.tensors(), options);
+    Status s = runner(part.tensors(), options);
     EXPECT_TRUE(s) << s.message();
     for (int64_t bh = 0; bh < p.B * p.H; ++bh)
       std::copy_n(part.out.begin() + bh * L * p.V, L * p.V,

@@ -63,7 +63,8 @@ class GdrRunTest : public ::testing::Test {
 };
 
 TEST_F(GdrRunTest, EveryAvailableRouteMatchesFloat64) {
-  for (const char* route : {"auto", "reference", "baseline-two-pass", "baseline-chunked"}) {
+  for (const char* route :
+       {"auto", "recurrent", "reference", "baseline-two-pass", "baseline-chunked"}) {
     Problem p = make_problem(2, 3, 45, 12, 20, {DecayRegime::NearOne, BetaRegime::Uniform, true, 99});
     write_problem(p);
     RunResult r = run(std::string("--route ") + route + " --threads 2");

@@ -1,0 +1,145 @@
+// The generated recurrent kernel against the float64 reference, for every
+// vector width, several V-tiles and unroll factors, and shapes with ragged
+// tails (V not a multiple of the tile or of the vector width).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+
+#include "gdr/compiler/recurrent.h"
+#include "route_tester.h"
+
+namespace gdr::test {
+namespace {
+
+using compiler::KernelSpec;
+using compiler::RecurrentSchedule;
+
+// Runs one compiled variant through the runtime (validation, thread pool).
+// Kernels come from the compiler's process-wide cache: each (K, V,
+// schedule) is compiled once for the whole test binary.
+Runner kernel_runner(const KernelSpec& spec, const RecurrentSchedule& schedule) {
+  return [spec, schedule](const Tensors& t, const Options& options) {
+    Kernel kernel;
+    if (Status s = compiler::compiled_recurrent_kernel(spec, schedule, &kernel); !s) return s;
+    return execute(kernel, t, options);
+  };
+}
+
+std::string schedule_name(const RecurrentSchedule& s) {
+  return "w" + std::to_string(s.vector_width) + "_vt" + std::to_string(s.v_tile) + "_u" +
+         std::to_string(s.unroll);
+}
+
+using Variant = std::tuple<RecurrentSchedule, int64_t /*K*/, int64_t /*V*/>;
+
+class RecurrentKernelTest : public ::testing::TestWithParam<Variant> {
+ protected:
+  RecurrentSchedule schedule() const { return std::get<0>(GetParam()); }
+  int64_t K() const { return std::get<1>(GetParam()); }
+  int64_t V() const { return std::get<2>(GetParam()); }
+  Runner runner() const { return kernel_runner({K(), V()}, schedule()); }
+  Options one_thread() const {
+    Options o;
+    o.threads = 1;
+    return o;
+  }
+};
+
+TEST_P(RecurrentKernelTest, MatchesFloat64ForEverySequenceLength) {
+  for (int64_t T : {0, 1, 2, 17, 64})
+    for (DecayRegime decay : {DecayRegime::Uniform, DecayRegime::NearOne}) {
+      Problem p = make_problem(1, 2, T, K(), V(), {decay, BetaRegime::Uniform, true, uint64_t(T + 7)});
+      expect_within_contract(p, one_thread(), schedule_name(schedule()), runner());
+    }
+}
+
+TEST_P(RecurrentKernelTest, EdgeDecaysAndBetasAreOrdinaryValues) {
+  for (DecayRegime decay : {DecayRegime::Zeros, DecayRegime::One, DecayRegime::Strong})
+    for (BetaRegime beta : {BetaRegime::Zero, BetaRegime::One, BetaRegime::Uniform}) {
+      Problem p = make_problem(1, 1, 17, K(), V(), {decay, beta, true, 3});
+      expect_within_contract(p, one_thread(), schedule_name(schedule()), runner());
+    }
+}
+
+TEST_P(RecurrentKernelTest, SplittingAHeadOverThreadsIsBitIdentical) {
+  const Problem base = make_problem(1, 1, 17, K(), V(), {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
+  Problem whole = base;
+  ASSERT_TRUE(runner()(whole.tensors(), one_thread()));
+  const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
+  for (int parts : {2, 3, int(max_parts)}) {
+    Problem split = base;
+    Options o;
+    o.threads = 2;
+    o.column_parts = parts;
+    ASSERT_TRUE(runner()(split.tensors(), o));
+    EXPECT_EQ(split.out, whole.out) << parts << " parts";
+    EXPECT_EQ(split.final_state, whole.final_state) << parts << " parts";
+  }
+}
+
+TEST_P(RecurrentKernelTest, SplittingTheSequenceMatchesOneCall) {
+  const Problem p = make_problem(1, 2, 20, K(), V(), {DecayRegime::NearOne, BetaRegime::Uniform, true, 11});
+  EXPECT_LE(split_sequence_error(p, {1, 2, 9}, one_thread(), runner()), 1e-4);
+}
+
+const RecurrentSchedule kSchedules[] = {
+    {4, 8, 1}, {4, 16, 2}, {8, 32, 1}, {8, 64, 3}, {16, 16, 1}, {16, 64, 2}, {16, 128, 1},
+};
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, RecurrentKernelTest,
+    ::testing::Combine(::testing::ValuesIn(kSchedules), ::testing::Values(16, 64, 128, 96),
+                       ::testing::Values(16, 48, 128, 80)),
+    [](const ::testing::TestParamInfo<Variant>& info) {
+      return schedule_name(std::get<0>(info.param)) + "_k" + std::to_string(std::get<1>(info.param)) +
+             "_v" + std::to_string(std::get<2>(info.param));
+    });
+
+// The installed route (default schedule), on a shape no variant above has.
+TEST(RecurrentRoute, DefaultScheduleMatchesFloat64ThroughRun) {
+  compiler::install_routes();
+  Options o;
+  o.route = Route::Recurrent;
+  o.threads = 2;
+  Problem p = make_problem(2, 3, 33, 40, 72, {DecayRegime::Uniform, BetaRegime::Uniform, true, 21});
+  expect_within_contract(p, o);
+}
+
+TEST(RecurrentRoute, NaNInOneValueColumnStaysInThatColumn) {
+  compiler::install_routes();
+  Options o;
+  o.route = Route::Recurrent;
+  Problem p = make_problem(1, 1, 4, 32, 48);
+  const int64_t bad_column = 37;
+  p.value[1 * 48 + bad_column] = std::nanf("");
+  ASSERT_TRUE(run(p.tensors(), o));
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t v = 0; v < 48; ++v) {
+      const float x = p.out[t * 48 + v];
+      EXPECT_EQ(std::isnan(x), t >= 1 && v == bad_column) << "t=" << t << " v=" << v;
+    }
+  for (int64_t k = 0; k < 32; ++k)
+    for (int64_t v = 0; v < 48; ++v)
+      EXPECT_EQ(std::isnan(p.final_state[k * 48 + v]), v == bad_column) << "k=" << k << " v=" << v;
+}
+
+TEST(RecurrentRoute, DefaultScheduleFillsTheWidestVectorOfTheHost) {
+  const compiler::Target& host = compiler::host_target();
+  const RecurrentSchedule s = compiler::default_recurrent_schedule({128, 128}, host);
+  EXPECT_EQ(s.vector_width * 32, host.vector_bits);
+  EXPECT_EQ(s.v_tile % s.vector_width, 0);
+}
+
+TEST(RecurrentRoute, InvalidScheduleIsRejectedNamingTheAttribute) {
+  Kernel k;
+  Status s = compiler::compile_recurrent({64, 64}, {16, 40, 1}, &k);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("v_tile"), std::string::npos) << s.message();
+  s = compiler::compile_recurrent({64, 64}, {12, 48, 1}, &k);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("vector_width"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace gdr::test
