@@ -1,0 +1,47 @@
+// gdr-lower-recurrent: each recurrent kernel becomes a function over flat
+// memrefs; the schedule's knobs show in the code: the vector type
+// (vector_width), the tile loop's step and the accumulators per sweep
+// (v_tile / vector_width, two sets), the K loop's step (unroll) with a
+// remainder loop, and a masked one-vector tail for ragged column ranges.
+// RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s
+
+// CHECK-LABEL: func private @w16_body(
+// CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[T:.*]]: index, %[[BH0:.*]]: index, %[[BH1:.*]]: index, %[[V0:.*]]: index, %[[V1:.*]]: index)
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.k = 16 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK: scf.for %[[BH:.*]] = %[[BH0]] to %[[BH1]]
+// CHECK: %[[TILE:.*]] = arith.constant 32 : index
+// CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]
+// Token 0's sums: one read-only sweep, two accumulators per vector of the tile.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// k·q: one fixed-order reduction per token.
+// CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
+// The loop over tokens 1..T-1 carries token t's sums into the fused sweep.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: arith.mulf {{.*}} : vector<16xf32>
+// CHECK: vector.fma
+// CHECK: vector.store {{.*}} : memref<?xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK: vector.fma
+// Columns past the last whole tile: one masked vector at a time.
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[V1]] step %{{.*}} {
+// CHECK: %[[LEFT:.*]] = arith.subi %[[V1]], %[[C]] : index
+// CHECK: vector.create_mask %[[LEFT]] : vector<16xi1>
+// CHECK: vector.maskedload
+// CHECK: vector.maskedstore
+gdr.kernel @w16 problem <k = 16, v = 40, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1>
+
+// CHECK-LABEL: func private @w4_body(
+// CHECK-SAME: gdr.vector_bits = 128 : i64
+// CHECK: %[[TILE4:.*]] = arith.constant 8 : index
+// CHECK: scf.for %{{.*}} step %[[TILE4]]
+// K = 6 with unroll 4: rows 0..3 four per iteration, then rows 4..5 one by one.
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c4{{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK-COUNT-8: vector.load {{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK: scf.yield
+// CHECK: scf.for %{{.*}} = %c4{{.*}} to %c6{{.*}} step %c1{{.*}} iter_args
+gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 4>
+
+// Kernels of other routes are left to their own lowering.
+// CHECK: gdr.kernel @chunked
+gdr.kernel @chunked problem <k = 16, v = 40, element_type = f32, route = chunked>

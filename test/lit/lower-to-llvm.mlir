@@ -1,0 +1,24 @@
+// gdr-lower-to-llvm: everything in the LLVM dialect, the body internal, and
+// the C entry point int32_t name(const gdr_kernel_args*) that checks K and V.
+// RUN: gdr-opt %s -gdr-attach-schedule -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s
+
+// CHECK-LABEL: llvm.func internal @gdr_k64_v80_body(
+// CHECK-NOT: scf.
+// CHECK-NOT: vector.
+// CHECK-NOT: memref.
+// CHECK-NOT: arith.
+// CHECK: "llvm.intr.fmuladd"({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// CHECK: llvm.intr.masked.load
+// CHECK: llvm.intr.masked.store
+// CHECK-LABEL: llvm.func @gdr_k64_v80(
+// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64)>>) -> i32
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 9]
+// CHECK: llvm.mlir.constant(64 : i64)
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 10]
+// CHECK: llvm.mlir.constant(80 : i64)
+// CHECK: llvm.cond_br
+// CHECK: llvm.call @gdr_k64_v80_body(
+// CHECK: llvm.return %{{.*}} : i32
+// CHECK: llvm.mlir.constant(1 : i32)
+// CHECK: llvm.return
+gdr.kernel @gdr_k64_v80 problem <k = 64, v = 80, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>

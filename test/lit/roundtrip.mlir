@@ -1,0 +1,16 @@
+// Every op and attribute prints in a form that parses back to itself.
+// RUN: gdr-opt %s | gdr-opt | FileCheck %s
+
+// CHECK: gdr.kernel @bare problem <k = 128, v = 128, element_type = f32, gate = channelwise, route = auto>
+gdr.kernel @bare problem <k = 128, v = 128, element_type = f32>
+
+// Keys may come in any order; unroll defaults to 1.
+// CHECK: gdr.kernel @scheduled problem <k = 64, v = 80, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 8, v_tile = 32, unroll = 1>
+gdr.kernel @scheduled problem <route = recurrent, v = 80, k = 64, element_type = f32> schedule <v_tile = 32, vector_width = 8>
+
+// CHECK: gdr.kernel @full problem <k = 96, v = 48, element_type = f32, gate = channelwise, route = chunked> schedule <vector_width = 16, v_tile = 128, unroll = 4> target <cpu = "icelake-client", vector_bits = 512>
+gdr.kernel @full problem <k = 96, v = 48, element_type = f32, gate = channelwise, route = chunked> schedule <vector_width = 16, v_tile = 128, unroll = 4> target <cpu = "icelake-client", vector_bits = 512>
+
+// The attributes also stand alone, e.g. in a generic attribute dictionary.
+// CHECK: gdr.kernel @generic problem <k = 16, v = 16, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 4, v_tile = 4, unroll = 2> {note = #gdr.target<cpu = "znver3", vector_bits = 256>}
+"gdr.kernel"() {sym_name = "generic", problem = #gdr.problem<k = 16, v = 16, element_type = f32, route = recurrent>, schedule = #gdr.schedule<vector_width = 4, v_tile = 4, unroll = 2>, note = #gdr.target<cpu = "znver3", vector_bits = 256>} : () -> ()
