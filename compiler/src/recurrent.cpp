@@ -165,7 +165,9 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
   // masks the ragged end.
   kernel->column_align = schedule.vector_width;
   kernel->max_threads = 0;
-  kernel->scratch_floats = nullptr;
+  // The tile, packed, between tokens.
+  const int64_t scratch = spec.K * schedule.v_tile;
+  kernel->scratch_floats = [scratch](int64_t, int64_t, int64_t) { return scratch; };
   return Status::ok();
 }
 

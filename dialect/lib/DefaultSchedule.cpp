@@ -8,7 +8,7 @@ ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits) {
   // 8 vectors per tile (128 columns at AVX-512): the hand prototype and the
   // generated kernel both ran fastest with the widest tile that keeps both
   // accumulator sets in registers.
-  const int64_t vectors = 8;
+  const int64_t vectors = 4;
   int64_t tile = width * vectors;
   (void)problem;
   return ScheduleAttr::get(problem.getContext(), width, tile, /*unroll=*/1);

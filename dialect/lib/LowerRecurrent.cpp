@@ -20,7 +20,11 @@
 // Schedule knobs: vector_width = lanes of the vector type; v_tile = columns
 // (v_tile / vector_width vectors, two accumulators each) a sweep keeps in
 // registers; unroll = K rows per iteration of the sweep loop. Columns past
-// the last whole tile run one masked vector at a time.
+// the last whole tile run one masked vector at a time. Between tokens the
+// tile lives packed in the worker's scratch (K · v_tile floats): the first
+// token reads initial_state, the last writes final_state.
+#include <functional>
+
 #include <mlir/Dialect/StandardOps/IR/Ops.h>
 #include <mlir/IR/BuiltinOps.h>
 
@@ -45,19 +49,21 @@ class RecurrentEmitter {
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
-  // The function's arguments: 8 memrefs then T, bh_begin, bh_end, v_begin, v_end.
+  // The function's arguments: the 8 tensors and the scratch (K · v_tile
+  // floats) as memrefs, then T, bh_begin, bh_end, v_begin, v_end.
   static FunctionType signature(OpBuilder& b) {
     Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
     Type idx = b.getIndexType();
-    return b.getFunctionType({mem, mem, mem, mem, mem, mem, mem, mem, idx, idx, idx, idx, idx}, {});
+    return b.getFunctionType(
+        {mem, mem, mem, mem, mem, mem, mem, mem, mem, idx, idx, idx, idx, idx}, {});
   }
 
   void emit(Block* entry) {
     auto a = entry->getArguments();
     query_ = a[0], key_ = a[1], value_ = a[2], decay_ = a[3], beta_ = a[4];
-    s0_ = a[5], out_ = a[6], s1_ = a[7];
-    T_ = a[8];
-    Value bhBegin = a[9], bhEnd = a[10], vBegin = a[11], vEnd = a[12];
+    s0_ = a[5], out_ = a[6], s1_ = a[7], scratch_ = a[8];
+    T_ = a[9];
+    Value bhBegin = a[10], bhEnd = a[11], vBegin = a[12], vEnd = a[13];
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
 
     loop(bhBegin, bhEnd, c(1), {}, [&](Value bh, ValueRange) {
@@ -107,51 +113,76 @@ class RecurrentEmitter {
     return accs;
   }
 
+  // Where a sweep reads or writes the tile: a memref and the index of
+  // vector j of row k.
+  struct Place {
+    Value mem;
+    std::function<Value(Value k, int64_t j)> at;
+  };
+
+  void ifElse(Value cond, function_ref<void()> then, function_ref<void()> otherwise) {
+    auto op = b_.create<scf::IfOp>(loc_, TypeRange{}, cond, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(op.thenBlock()->getTerminator());
+    then();
+    b_.setInsertionPoint(op.elseBlock()->getTerminator());
+    otherwise();
+  }
+
   void emitTile(Value bh, Value col, int64_t n, Value mask) {
     Value stateBase = add(mul(bh, c(K_ * V_)), col);
     Value tokenBase = mul(bh, T_);
-    auto stateAt = [&](Value k, int64_t j) { return add(stateBase, add(mul(k, c(V_)), c(j * W_))); };
-    Value empty = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, T_, c(0));
-    auto ifOp = b_.create<scf::IfOp>(loc_, TypeRange{}, empty, /*withElseRegion=*/true);
-    {
+    // initial_state and final_state rows are V apart; between tokens the tile
+    // lives packed in the worker's scratch (rows n·W apart), which uses every
+    // L1 set instead of the few a strided tile maps to.
+    Place initial{s0_, [&, stateBase](Value k, int64_t j) { return add(stateBase, add(mul(k, c(V_)), c(j * W_))); }};
+    Place final{s1_, initial.at};
+    Place packed{scratch_, [&](Value k, int64_t j) { return add(mul(k, c(n * W_)), c(j * W_)); }};
+    auto eq = [&](Value x, int64_t v) {
+      return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, x, c(v)).getResult();
+    };
+    ifElse(eq(T_, 0), [&] {
       // T = 0: the final state is the initial state.
-      OpBuilder::InsertionGuard guard(b_);
-      b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
       sweepRows({}, [&](Value k, ValueRange) {
         for (int64_t j = 0; j < n; ++j)
-          store(load(s0_, stateAt(k, j), mask), s1_, stateAt(k, j), mask);
+          store(load(s0_, initial.at(k, j), mask), s1_, final.at(k, j), mask);
         return SmallVector<Value>{};
       });
-    }
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    // Token 0's sums Sᵀdk, Sᵀdq over the initial state (read only).
-    Value first = mul(tokenBase, c(K_));
-    SmallVector<Value> accs = sweepRows(zeros(2 * n), [&](Value k, ValueRange acc) {
-      Value d = scalar(decay_, add(first, k));
-      Value dk = splat(mulf(d, scalar(key_, add(first, k))));
-      Value dq = splat(mulf(d, scalar(query_, add(first, k))));
-      SmallVector<Value> next(acc.begin(), acc.end());
-      for (int64_t j = 0; j < n; ++j) {
-        Value s = load(s0_, stateAt(k, j), mask);
-        next[j] = fma(s, dk, acc[j]);
-        next[n + j] = fma(s, dq, acc[n + j]);
-      }
-      return next;
-    });
-    // Token 0 reads the initial state, later tokens the final state in place.
-    accs = emitToken(tokenBase, col, c(0), s0_, n, mask, accs, stateAt);
-    loop(c(1), T_, c(1), accs, [&](Value t, ValueRange acc) {
-      return emitToken(tokenBase, col, t, s1_, n, mask, acc, stateAt);
+    }, [&] {
+      // Token 0's sums Sᵀdk, Sᵀdq over the initial state (read only).
+      Value first = mul(tokenBase, c(K_));
+      SmallVector<Value> sums = sweepRows(zeros(2 * n), [&](Value k, ValueRange acc) {
+        Value d = scalar(decay_, add(first, k));
+        Value dk = splat(mulf(d, scalar(key_, add(first, k))));
+        Value dq = splat(mulf(d, scalar(query_, add(first, k))));
+        SmallVector<Value> next(acc.begin(), acc.end());
+        for (int64_t j = 0; j < n; ++j) {
+          Value s = load(s0_, initial.at(k, j), mask);
+          next[j] = fma(s, dk, acc[j]);
+          next[n + j] = fma(s, dq, acc[n + j]);
+        }
+        return next;
+      });
+      ifElse(eq(T_, 1), [&] {
+        emitToken(tokenBase, col, c(0), initial, final, n, mask, sums, /*last=*/true);
+      }, [&] {
+        SmallVector<Value> acc =
+            emitToken(tokenBase, col, c(0), initial, packed, n, mask, sums, false);
+        Value last = sub(T_, c(1));
+        acc = loop(c(1), last, c(1), acc, [&](Value t, ValueRange a) {
+          return emitToken(tokenBase, col, t, packed, packed, n, mask, a, false);
+        });
+        emitToken(tokenBase, col, last, packed, final, n, mask, acc, /*last=*/true);
+      });
     });
   }
 
-  // Finishes token t (delta, out) from its sums `acc`, then sweeps the tile:
-  // S = decay_t ⊙ S + k_t ⊗ delta into final_state, returning the sums of
-  // token t + 1 (of token t again for the last token, unused).
-  template <typename StateAt>
-  SmallVector<Value> emitToken(Value tokenBase, Value col, Value t, Value source, int64_t n,
-                               Value mask, ValueRange acc, StateAt stateAt) {
+  // Finishes token t (delta, out) from its sums `acc`, then sweeps the tile
+  // from `source` to `dest`: S = decay_t ⊙ S + k_t ⊗ delta, accumulating the
+  // sums of token t + 1 on the way unless t is the last token.
+  SmallVector<Value> emitToken(Value tokenBase, Value col, Value t, const Place& source,
+                               const Place& dest, int64_t n, Value mask, ValueRange acc,
+                               bool last) {
     Value token = add(tokenBase, t);
     Value qk = mul(token, c(K_));
     Value vrow = add(mul(token, c(V_)), col);
@@ -163,22 +194,22 @@ class RecurrentEmitter {
       delta[j] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, acc[j]));
       store(fma(kq, delta[j], acc[n + j]), out_, add(vrow, c(j * W_)), mask);
     }
-    Value last = b_.create<arith::SubIOp>(loc_, T_, c(1));
-    Value after = add(t, c(1));
-    Value isLast = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::slt, after, last);
-    Value nextT = b_.create<SelectOp>(loc_, isLast, after, last);
-    Value qkNext = mul(add(tokenBase, nextT), c(K_));
-    return sweepRows(zeros(2 * n), [&](Value k, ValueRange sums) {
+    Value qkNext = add(qk, c(K_));
+    return sweepRows(last ? SmallVector<Value>{} : zeros(2 * n), [&](Value k, ValueRange sums) {
       Value decay = splat(scalar(decay_, add(qk, k)));
       Value key = splat(scalar(key_, add(qk, k)));
-      Value dn = scalar(decay_, add(qkNext, k));
-      Value dk = splat(mulf(dn, scalar(key_, add(qkNext, k))));
-      Value dq = splat(mulf(dn, scalar(query_, add(qkNext, k))));
+      Value dk, dq;
+      if (!last) {
+        Value dn = scalar(decay_, add(qkNext, k));
+        dk = splat(mulf(dn, scalar(key_, add(qkNext, k))));
+        dq = splat(mulf(dn, scalar(query_, add(qkNext, k))));
+      }
       SmallVector<Value> next(sums.begin(), sums.end());
       for (int64_t j = 0; j < n; ++j) {
-        Value s = b_.create<arith::MulFOp>(loc_, load(source, stateAt(k, j), mask), decay);
+        Value s = b_.create<arith::MulFOp>(loc_, load(source.mem, source.at(k, j), mask), decay);
         s = fma(key, delta[j], s);
-        store(s, s1_, stateAt(k, j), mask);
+        store(s, dest.mem, dest.at(k, j), mask);
+        if (last) continue;
         next[j] = fma(s, dk, sums[j]);
         next[n + j] = fma(s, dq, sums[n + j]);
       }
@@ -232,7 +263,7 @@ class RecurrentEmitter {
   const int64_t K_, V_, W_, tile_, unroll_;
   Type f32_;
   VectorType vec_;
-  Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, T_, zero_;
+  Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, T_, zero_;
 };
 
 struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
@@ -253,6 +284,8 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
       fn->setAttr("gdr.vector_bits", b.getI64IntegerAttr(kernel.getScheduleAttr().getVectorWidth() * 32));
       fn->setAttr("gdr.k", b.getI64IntegerAttr(kernel.getProblem().getK()));
       fn->setAttr("gdr.v", b.getI64IntegerAttr(kernel.getProblem().getV()));
+      fn->setAttr("gdr.scratch_floats", b.getI64IntegerAttr(kernel.getProblem().getK() *
+                                                            kernel.getScheduleAttr().getVTile()));
       fn.setPrivate();
       Block* entry = fn.addEntryBlock();
       b.setInsertionPointToStart(entry);

@@ -25,11 +25,12 @@ enum ArgField : int32_t {
 
 struct Entry {
   std::string name, body;
-  int64_t K, V, vectorBits;
+  int64_t K, V, scratchFloats;
 };
 
 // Adds `llvm.func @<entry.name>(!llvm.ptr<struct<gdr_kernel_args>>) -> i32`:
-// returns 1 if K or V differ from the kernel's, else calls the body with
+// returns 1 if K or V differ from the kernel's, 2 if the scratch is too
+// small, else calls the body with
 // each tensor as a memref descriptor (allocated = aligned pointer, offset 0,
 // size, stride 1) and returns 0.
 void addEntryPoint(ModuleOp module, const Entry& entry) {
@@ -68,6 +69,18 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 1)});
 
   b.setInsertionPointToStart(run);
+  Block* noScratch = fn.addBlock();
+  Block* call = fn.addBlock();
+  Value scratchFloats = field(kScratchFloats, i64);
+  b.create<LLVM::CondBrOp>(
+      loc,
+      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sge, scratchFloats,
+                             constant(i64, entry.scratchFloats)),
+      call, noScratch);
+  b.setInsertionPointToStart(noScratch);
+  b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 2)});
+
+  b.setInsertionPointToStart(call);
   Value T = field(kT, i64), bhEnd = field(kBhEnd, i64);
   auto mul = [&](Value x, Value y) { return b.create<LLVM::MulOp>(loc, x, y).getResult(); };
   Value tokens = mul(bhEnd, T);
@@ -86,6 +99,7 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   tensor(kInitialState, stateSize);
   tensor(kOut, vSize);
   tensor(kFinalState, stateSize);
+  tensor(kScratch, scratchFloats);
   operands.append({T, field(kBhBegin, i64), bhEnd, field(kVBegin, i64), field(kVEnd, i64)});
   b.create<LLVM::CallOp>(loc, TypeRange{}, SymbolRefAttr::get(ctx, entry.body), operands);
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 0)});
@@ -99,13 +113,13 @@ struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
     module.walk([&](FuncOp fn) {
       if (auto name = fn->getAttrOfType<StringAttr>("gdr.abi_entry")) {
         auto k = fn->getAttrOfType<IntegerAttr>("gdr.k"), v = fn->getAttrOfType<IntegerAttr>("gdr.v");
-        auto bits = fn->getAttrOfType<IntegerAttr>("gdr.vector_bits");
-        if (!k || !v) {
-          fn.emitOpError() << "has gdr.abi_entry but no gdr.k / gdr.v";
+        auto scratch = fn->getAttrOfType<IntegerAttr>("gdr.scratch_floats");
+        if (!k || !v || !scratch) {
+          fn.emitOpError() << "has gdr.abi_entry but no gdr.k, gdr.v or gdr.scratch_floats";
           return signalPassFailure();
         }
         entries.push_back({name.str(), fn.getName().str(), k.getInt(), v.getInt(),
-                           bits ? bits.getInt() : 0});
+                           scratch.getInt()});
       }
     });
 
