@@ -1,17 +1,22 @@
 #include "gdr/Dialect/DefaultSchedule.h"
 
+#include <algorithm>
+
 namespace mlir::gdr {
 
 ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits) {
+  // The widest vectors of the target.
   const int64_t width = vectorBits / 32;
-  // Chosen by measurement: see the comment on kRecurrentVTileVectors.
-  // 8 vectors per tile (128 columns at AVX-512): the hand prototype and the
-  // generated kernel both ran fastest with the widest tile that keeps both
-  // accumulator sets in registers.
-  const int64_t vectors = 4;
-  int64_t tile = width * vectors;
-  (void)problem;
-  return ScheduleAttr::get(problem.getContext(), width, tile, /*unroll=*/1);
+  // V-tile: as many vectors as keep the packed tile (K x v_tile floats, kept
+  // in scratch between tokens) within 32 KiB, two thirds of a 48 KiB L1, and
+  // at most 4. Measured with gdr-bench on the 2-core Xeon (LLVM:
+  // icelake-client, AVX-512, 48 KiB L1d) at H = 32, K = V = 128, T = 512,
+  // 1 thread, 2026-11-29: tile of 2 / 4 / 8 vectors (w16) = 18.8 / 14.9 /
+  // 23.1 ms (59% / 74% / 48% of FMA peak); 8 vectors is a 64 KiB tile that
+  // spills to L2 on every token. unroll = 2 gave 15.2 ms: no gain, so 1.
+  const int64_t k = std::max<int64_t>(1, problem.getK());
+  const int64_t vectors = std::clamp<int64_t>((32 * 1024) / (k * width * 4), 1, 4);
+  return ScheduleAttr::get(problem.getContext(), width, width * vectors, /*unroll=*/1);
 }
 
 }  // namespace mlir::gdr

@@ -6,8 +6,8 @@
 // RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s
 
 // CHECK-LABEL: func private @w16_body(
-// CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[T:.*]]: index, %[[BH0:.*]]: index, %[[BH1:.*]]: index, %[[V0:.*]]: index, %[[V1:.*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.k = 16 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[SCRATCH:.*]]: memref<?xf32>, %[[T:.*]]: index, %[[BH0:.*]]: index, %[[BH1:.*]]: index, %[[V0:.*]]: index, %[[V1:.*]]: index)
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.k = 16 : i64, gdr.scratch_floats = 512 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: scf.for %[[BH:.*]] = %[[BH0]] to %[[BH1]]
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]
@@ -16,11 +16,15 @@
 // CHECK: vector.fma {{.*}} : vector<16xf32>
 // k·q: one fixed-order reduction per token.
 // CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
-// The loop over tokens 1..T-1 carries token t's sums into the fused sweep.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: arith.mulf {{.*}} : vector<16xf32>
-// CHECK: vector.fma
-// CHECK: vector.store {{.*}} : memref<?xf32>, vector<16xf32>
+// Tokens 1..T-2 carry their sums into one fused sweep each, on the tile
+// packed in scratch: load, multiply by decay, FMA the update, store, two
+// FMAs for the next token's sums.
+// CHECK: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[LAST]] step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.load %[[SCRATCH]]
+// CHECK-NEXT: arith.mulf {{.*}} : vector<16xf32>
+// CHECK-NEXT: vector.fma
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
 // CHECK: vector.fma
 // CHECK: vector.fma
 // Columns past the last whole tile: one masked vector at a time.

@@ -1,5 +1,6 @@
 // gdr-lower-to-llvm: everything in the LLVM dialect, the body internal, and
-// the C entry point int32_t name(const gdr_kernel_args*) that checks K and V.
+// the C entry point int32_t name(const gdr_kernel_args*) that returns 1 if K
+// or V differ from the kernel's, 2 if the scratch is too small, else 0.
 // RUN: gdr-opt %s -gdr-attach-schedule -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s
 
 // CHECK-LABEL: llvm.func internal @gdr_k64_v80_body(
@@ -17,8 +18,15 @@
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 10]
 // CHECK: llvm.mlir.constant(80 : i64)
 // CHECK: llvm.cond_br
+// Scratch must hold the packed tile: K x v_tile = 64 x 64 floats.
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 16]
+// CHECK: llvm.mlir.constant(4096 : i64)
+// CHECK: llvm.cond_br
+// CHECK: %[[WRONG_SIZE:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK-NEXT: llvm.return %[[WRONG_SIZE]] : i32
+// CHECK: %[[NO_SCRATCH:.*]] = llvm.mlir.constant(2 : i32)
+// CHECK-NEXT: llvm.return %[[NO_SCRATCH]] : i32
 // CHECK: llvm.call @gdr_k64_v80_body(
-// CHECK: llvm.return %{{.*}} : i32
-// CHECK: llvm.mlir.constant(1 : i32)
-// CHECK: llvm.return
+// CHECK: %[[OK:.*]] = llvm.mlir.constant(0 : i32)
+// CHECK-NEXT: llvm.return %[[OK]] : i32
 gdr.kernel @gdr_k64_v80 problem <k = 64, v = 80, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>
