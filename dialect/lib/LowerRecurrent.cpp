@@ -22,7 +22,8 @@
 // registers; unroll = K rows per iteration of the sweep loop. Columns past
 // the last whole tile run one masked vector at a time. Between tokens the
 // tile lives packed in the worker's scratch (K · v_tile floats): the first
-// token reads initial_state, the last writes final_state.
+// token reads initial_state, the last writes final_state; dk and dq of the
+// next token are computed once per token into scratch too.
 #include <functional>
 
 #include <mlir/Dialect/StandardOps/IR/Ops.h>
@@ -150,11 +151,10 @@ class RecurrentEmitter {
       });
     }, [&] {
       // Token 0's sums Sᵀdk, Sᵀdq over the initial state (read only).
-      Value first = mul(tokenBase, c(K_));
+      emitGatedKeys(mul(tokenBase, c(K_)));
       SmallVector<Value> sums = sweepRows(zeros(2 * n), [&](Value k, ValueRange acc) {
-        Value d = scalar(decay_, add(first, k));
-        Value dk = splat(mulf(d, scalar(key_, add(first, k))));
-        Value dq = splat(mulf(d, scalar(query_, add(first, k))));
+        Value dk = splat(scalar(scratch_, add(c(gatedAt()), k)));
+        Value dq = splat(scalar(scratch_, add(c(gatedAt() + K_), k)));
         SmallVector<Value> next(acc.begin(), acc.end());
         for (int64_t j = 0; j < n; ++j) {
           Value s = load(s0_, initial.at(k, j), mask);
@@ -194,15 +194,14 @@ class RecurrentEmitter {
       delta[j] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, acc[j]));
       store(fma(kq, delta[j], acc[n + j]), out_, add(vrow, c(j * W_)), mask);
     }
-    Value qkNext = add(qk, c(K_));
+    if (!last) emitGatedKeys(add(qk, c(K_)));
     return sweepRows(last ? SmallVector<Value>{} : zeros(2 * n), [&](Value k, ValueRange sums) {
       Value decay = splat(scalar(decay_, add(qk, k)));
       Value key = splat(scalar(key_, add(qk, k)));
       Value dk, dq;
       if (!last) {
-        Value dn = scalar(decay_, add(qkNext, k));
-        dk = splat(mulf(dn, scalar(key_, add(qkNext, k))));
-        dq = splat(mulf(dn, scalar(query_, add(qkNext, k))));
+        dk = splat(scalar(scratch_, add(c(gatedAt()), k)));
+        dq = splat(scalar(scratch_, add(c(gatedAt() + K_), k)));
       }
       SmallVector<Value> next(sums.begin(), sums.end());
       for (int64_t j = 0; j < n; ++j) {
@@ -215,6 +214,29 @@ class RecurrentEmitter {
       }
       return next;
     });
+  }
+
+  // Scratch offset of dk = decay ⊙ key and dq = decay ⊙ query of the token
+  // whose sums the next sweep accumulates (after the packed tile). Computing
+  // them once per token keeps the sweep's per-row scalars to broadcasts
+  // from memory, which use load ports instead of the FMA ports.
+  int64_t gatedAt() const { return K_ * tile_; }
+
+  void emitGatedKeys(Value qk) {
+    const int64_t vectors = K_ / W_;
+    for (int64_t i = 0; i < vectors; ++i) {
+      Value at = add(qk, c(i * W_));
+      Value d = load(decay_, at, Value());
+      store(mulf(d, load(key_, at, Value())), scratch_, c(gatedAt() + i * W_), Value());
+      store(mulf(d, load(query_, at, Value())), scratch_, c(gatedAt() + K_ + i * W_), Value());
+    }
+    for (int64_t k = vectors * W_; k < K_; ++k) {
+      Value at = add(qk, c(k));
+      Value d = scalar(decay_, at);
+      b_.create<memref::StoreOp>(loc_, mulf(d, scalar(key_, at)), scratch_, ValueRange{c(gatedAt() + k)});
+      b_.create<memref::StoreOp>(loc_, mulf(d, scalar(query_, at)), scratch_,
+                                 ValueRange{c(gatedAt() + K_ + k)});
+    }
   }
 
   // k_t · q_t: whole vectors, one fixed-order reduction, then scalars.
@@ -284,8 +306,10 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
       fn->setAttr("gdr.vector_bits", b.getI64IntegerAttr(kernel.getScheduleAttr().getVectorWidth() * 32));
       fn->setAttr("gdr.k", b.getI64IntegerAttr(kernel.getProblem().getK()));
       fn->setAttr("gdr.v", b.getI64IntegerAttr(kernel.getProblem().getV()));
-      fn->setAttr("gdr.scratch_floats", b.getI64IntegerAttr(kernel.getProblem().getK() *
-                                                            kernel.getScheduleAttr().getVTile()));
+      // The packed tile, then dk and dq of one token.
+      fn->setAttr("gdr.scratch_floats",
+                  b.getI64IntegerAttr(kernel.getProblem().getK() *
+                                      (kernel.getScheduleAttr().getVTile() + 2)));
       fn.setPrivate();
       Block* entry = fn.addEntryBlock();
       b.setInsertionPointToStart(entry);

@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: func private @w16_body(
 // CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[SCRATCH:.*]]: memref<?xf32>, %[[T:.*]]: index, %[[BH0:.*]]: index, %[[BH1:.*]]: index, %[[V0:.*]]: index, %[[V1:.*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.k = 16 : i64, gdr.scratch_floats = 512 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.k = 16 : i64, gdr.scratch_floats = 544 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: scf.for %[[BH:.*]] = %[[BH0]] to %[[BH1]]
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]

@@ -18,9 +18,9 @@
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 10]
 // CHECK: llvm.mlir.constant(80 : i64)
 // CHECK: llvm.cond_br
-// Scratch must hold the packed tile: K x v_tile = 64 x 64 floats.
+// Scratch must hold the packed tile and dk, dq: K x (v_tile + 2) = 64 x 66.
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 16]
-// CHECK: llvm.mlir.constant(4096 : i64)
+// CHECK: llvm.mlir.constant(4224 : i64)
 // CHECK: llvm.cond_br
 // CHECK: %[[WRONG_SIZE:.*]] = llvm.mlir.constant(1 : i32)
 // CHECK-NEXT: llvm.return %[[WRONG_SIZE]] : i32
