@@ -141,5 +141,20 @@ TEST(RecurrentRoute, InvalidScheduleIsRejectedNamingTheAttribute) {
   EXPECT_NE(s.message().find("vector_width"), std::string::npos) << s.message();
 }
 
+// AOT for another CPU: an AVX2 machine gets an ELF object with 8-lane code,
+// and a schedule wider than its vectors is refused by the verifier.
+TEST(RecurrentRoute, ObjectForAGivenTarget) {
+  compiler::Target avx2{"x86_64-unknown-linux-gnu", "haswell", "+avx,+avx2,+fma,+sse4.2", 256};
+  std::vector<char> object;
+  Status s = compiler::compile_recurrent_object({64, 48}, {8, 32, 2}, avx2, &object);
+  ASSERT_TRUE(s) << s.message();
+  ASSERT_GT(object.size(), 1000u);
+  EXPECT_EQ(std::string(object.data(), 4), "\x7f" "ELF");
+  s = compiler::compile_recurrent_object({64, 48}, {16, 32, 1}, avx2, &object);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("'vector_width' = 16 needs 512-bit vectors"), std::string::npos)
+      << s.message();
+}
+
 }  // namespace
 }  // namespace gdr::test
