@@ -35,23 +35,39 @@ std::shared_future<CompiledKernel> cached_kernel(const KernelSpec& spec,
   return cache.at(Key{spec.K, spec.V, schedule});
 }
 
-// The default-schedule kernel of (K, V): looked up once, then a map hit per
+// Decode (T <= kDecodeTokens) is bound by reading and writing the state
+// once; it runs fastest with the widest tile the registers hold (fewer
+// passes of the per-token setup), whereas longer sequences want the packed
+// tile to stay in L1 (default schedule). Measured with gdr-bench, H = 32,
+// K = V = 128, 1 thread: T = 1 takes 0.167 ms with 8 vectors per tile
+// against 0.203 ms with the default 4.
+constexpr int64_t kDecodeTokens = 2;
+
+RecurrentSchedule schedule_for(const KernelSpec& spec, int64_t T) {
+  RecurrentSchedule s = default_recurrent_schedule(spec, host_target());
+  if (T <= kDecodeTokens) s.v_tile = 8 * s.vector_width;
+  return s;
+}
+
+// The kernel for (K, V, decode or not): looked up once, then a map hit per
 // call (asking the attach pass costs about a tenth of a millisecond).
 Status run_recurrent(const Tensors& t, const Options& options) {
   if (t.K <= 0 || t.V <= 0) return validate(t);  // names the bad size
+  using Key = std::tuple<int64_t, int64_t, bool>;
   static std::mutex mutex;
-  static std::map<std::pair<int64_t, int64_t>, std::shared_future<CompiledKernel>> defaults;
+  static std::map<Key, std::shared_future<CompiledKernel>> chosen;
+  const Key key{t.K, t.V, t.T <= kDecodeTokens};
   std::shared_future<CompiledKernel> found;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = defaults.find({t.K, t.V});
-    if (it != defaults.end()) found = it->second;
+    auto it = chosen.find(key);
+    if (it != chosen.end()) found = it->second;
   }
   if (!found.valid()) {
     const KernelSpec spec{t.K, t.V};
-    found = cached_kernel(spec, default_recurrent_schedule(spec, host_target()));
+    found = cached_kernel(spec, schedule_for(spec, t.T));
     std::lock_guard<std::mutex> lock(mutex);
-    defaults.emplace(std::make_pair(t.K, t.V), found);
+    chosen.emplace(key, found);
   }
   const CompiledKernel& compiled = found.get();
   if (!compiled.status) return compiled.status;
