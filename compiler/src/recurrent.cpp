@@ -58,16 +58,13 @@ mlir::OwningOpRef<mlir::ModuleOp> parse_module(mlir::MLIRContext& context, const
   return module;
 }
 
-// Schedule-dependent function attributes: without them LLVM splits 512-bit
-// vectors on CPUs that prefer 256-bit ones (e.g. Ice Lake).
-void set_function_attributes(llvm::Module& module, const RecurrentSchedule& s, const Target& target) {
-  const std::string bits = std::to_string(s.vector_width * 32);
+// The target on every function, so that inlining and the cost model see the
+// CPU (the vector width attributes come from gdr-lower-to-llvm).
+void set_function_attributes(llvm::Module& module, const Target& target) {
   for (llvm::Function& f : module) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", target.cpu);
     f.addFnAttr("target-features", target.features);
-    f.addFnAttr("prefer-vector-width", bits);
-    f.addFnAttr("min-legal-vector-width", bits);
   }
 }
 
@@ -136,7 +133,7 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   if (!tm) return Status::error("no LLVM target for " + target.triple + ": " + error);
   llvm_module->setDataLayout(tm->createDataLayout());
   llvm_module->setTargetTriple(target.triple);
-  set_function_attributes(*llvm_module, schedule, target);
+  set_function_attributes(*llvm_module, target);
   optimize(*llvm_module, *tm);
 
   llvm::SmallVector<char, 0> buffer;

@@ -25,7 +25,7 @@ enum ArgField : int32_t {
 
 struct Entry {
   std::string name, body;
-  int64_t K, V, scratchFloats;
+  int64_t K, V, scratchFloats, vectorBits;
 };
 
 // Adds `llvm.func @<entry.name>(!llvm.ptr<struct<gdr_kernel_args>>) -> i32`:
@@ -105,6 +105,18 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 0)});
 }
 
+// The schedule's vector width as LLVM function attributes: without them
+// LLVM splits 512-bit vectors on CPUs that prefer 256-bit ones (Ice Lake).
+void requireVectorWidth(ModuleOp module, const Entry& e) {
+  Builder b(module.getContext());
+  const std::string bits = std::to_string(e.vectorBits);
+  ArrayAttr passthrough = b.getArrayAttr(
+      {b.getStrArrayAttr({"prefer-vector-width", bits}),
+       b.getStrArrayAttr({"min-legal-vector-width", bits})});
+  for (StringRef name : {StringRef(e.name), StringRef(e.body)})
+    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) fn->setAttr("passthrough", passthrough);
+}
+
 struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -118,8 +130,9 @@ struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
           fn.emitOpError() << "has gdr.abi_entry but no gdr.k, gdr.v or gdr.scratch_floats";
           return signalPassFailure();
         }
+        auto bits = fn->getAttrOfType<IntegerAttr>("gdr.vector_bits");
         entries.push_back({name.str(), fn.getName().str(), k.getInt(), v.getInt(),
-                           scratch.getInt()});
+                           scratch.getInt(), bits ? bits.getInt() : 0});
       }
     });
 
@@ -156,6 +169,7 @@ struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
         body->removeAttr("sym_visibility");
       }
       addEntryPoint(module, e);
+      if (e.vectorBits > 0) requireVectorWidth(module, e);
     }
   }
 };

@@ -4,6 +4,7 @@
 // RUN: gdr-opt %s -gdr-attach-schedule -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s
 
 // CHECK-LABEL: llvm.func internal @gdr_k64_v80_body(
+// CHECK-SAME: passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]
 // CHECK-NOT: scf.
 // CHECK-NOT: vector.
 // CHECK-NOT: memref.
