@@ -10,10 +10,11 @@ ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits) {
   // V-tile: as many vectors as keep the packed tile (K x v_tile floats, kept
   // in scratch between tokens) within 32 KiB, two thirds of a 48 KiB L1, and
   // at most 4. Measured with gdr-bench on the 2-core Xeon (LLVM:
-  // icelake-client, AVX-512, 48 KiB L1d) at H = 32, K = V = 128, T = 512,
-  // 1 thread, 2026-11-29: tile of 2 / 4 / 8 vectors (w16) = 18.8 / 14.9 /
-  // 23.1 ms (59% / 74% / 48% of FMA peak); 8 vectors is a 64 KiB tile that
-  // spills to L2 on every token. unroll = 2 gave 15.2 ms: no gain, so 1.
+  // icelake-client, AVX-512, 48 KiB L1d, FMA peak 196 GFLOP/s per core) at
+  // B = 1, H = 32, K = V = 128, T = 512, 1 thread, 2026-11-29: a tile of
+  // 2 / 4 / 8 vectors (w16) took 15.6 / 13.4 / 23.9 ms (70% / 82% / 46% of
+  // peak); 8 vectors is a 64 KiB tile that goes back to L2 on every token.
+  // unroll = 2 / 4 took 13.6 / 13.3 ms: within noise, so 1 (less code).
   const int64_t k = std::max<int64_t>(1, problem.getK());
   const int64_t vectors = std::clamp<int64_t>((32 * 1024) / (k * width * 4), 1, 4);
   return ScheduleAttr::get(problem.getContext(), width, width * vectors, /*unroll=*/1);
