@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -39,11 +40,21 @@ Status jit_load_object(const std::vector<char>& object, const std::string& symbo
   std::string error;
   llvm::orc::LLJIT* j = jit(&error);
   if (!j) return Status::error("cannot create the JIT: " + error);
+  // One JITDylib per object: compiling the same kernel twice (outside the
+  // cache) must not collide on its symbol. Generated code may call libc
+  // (memcpy, memset), so each resolves against the process.
+  static int64_t objects = 0;
+  auto dylib = j->createJITDylib("gdr_object_" + std::to_string(objects++));
+  if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      j->getDataLayout().getGlobalPrefix());
+  if (!process) return Status::error("JIT cannot see the process: " + llvm::toString(process.takeError()));
+  dylib->addGenerator(std::move(*process));
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(object.data(), object.size()), symbol);
-  if (llvm::Error e = j->addObjectFile(std::move(buffer)))
+  if (llvm::Error e = j->addObjectFile(*dylib, std::move(buffer)))
     return Status::error("JIT cannot load " + symbol + ": " + llvm::toString(std::move(e)));
-  auto found = j->lookup(symbol);
+  auto found = j->lookup(*dylib, symbol);
   if (!found) return Status::error("JIT cannot find " + symbol + ": " + llvm::toString(found.takeError()));
   *address = reinterpret_cast<void*>(found->getAddress());
   return Status::ok();

@@ -141,6 +141,20 @@ TEST(RecurrentRoute, InvalidScheduleIsRejectedNamingTheAttribute) {
   EXPECT_NE(s.message().find("vector_width"), std::string::npos) << s.message();
 }
 
+// Compiling a variant again outside the cache gives a second, working copy.
+TEST(RecurrentRoute, CompilingTheSameKernelTwiceWorks) {
+  Kernel first, second;
+  ASSERT_TRUE(compiler::compile_recurrent({32, 32}, {8, 16, 1}, &first));
+  Status s = compiler::compile_recurrent({32, 32}, {8, 16, 1}, &second);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_NE(first.fn, second.fn);
+  Problem a = make_problem(1, 2, 5, 32, 32), b = a;
+  ASSERT_TRUE(execute(first, a.tensors(), {}));
+  ASSERT_TRUE(execute(second, b.tensors(), {}));
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.final_state, b.final_state);
+}
+
 // AOT for another CPU: an AVX2 machine gets an ELF object with 8-lane code,
 // and a schedule wider than its vectors is refused by the verifier.
 TEST(RecurrentRoute, ObjectForAGivenTarget) {
