@@ -21,7 +21,8 @@
 // (v_tile / vector_width vectors, two accumulators each) a sweep keeps in
 // registers; unroll = K rows per iteration of the sweep loop. Columns past
 // the last whole tile run one masked vector at a time. Between tokens the
-// tile lives packed in the worker's scratch (K · v_tile floats): the first
+// tile lives packed in the worker's scratch (K · v_tile floats, then 2 · K
+// for dk and dq): the first
 // token reads initial_state, the last writes final_state; dk and dq of the
 // next token are computed once per token into scratch too.
 #include <functional>
@@ -50,7 +51,7 @@ class RecurrentEmitter {
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
-  // The function's arguments: the 8 tensors and the scratch (K · v_tile
+  // The function's arguments: the 8 tensors and the scratch (K · (v_tile + 2)
   // floats) as memrefs, then T, bh_begin, bh_end, v_begin, v_end.
   static FunctionType signature(OpBuilder& b) {
     Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
@@ -136,7 +137,9 @@ class RecurrentEmitter {
     // initial_state and final_state rows are V apart; between tokens the tile
     // lives packed in the worker's scratch (rows n·W apart), which uses every
     // L1 set instead of the few a strided tile maps to.
-    Place initial{s0_, [&, stateBase](Value k, int64_t j) { return add(stateBase, add(mul(k, c(V_)), c(j * W_))); }};
+    Place initial{s0_, [&, stateBase](Value k, int64_t j) {
+                    return add(stateBase, add(mul(k, c(V_)), c(j * W_)));
+                  }};
     Place final{s1_, initial.at};
     Place packed{scratch_, [&](Value k, int64_t j) { return add(mul(k, c(n * W_)), c(j * W_)); }};
     auto eq = [&](Value x, int64_t v) {
