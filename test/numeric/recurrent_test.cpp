@@ -96,15 +96,29 @@ INSTANTIATE_TEST_SUITE_P(
              "_v" + std::to_string(std::get<2>(info.param));
     });
 
-// The installed route (default schedule), on a shape no variant above has.
-TEST(RecurrentRoute, DefaultScheduleMatchesFloat64ThroughRun) {
+// The installed route (default schedules, decode and longer), on shapes no
+// variant above has: tiny, odd, K wider than the default tile allows.
+struct Shape {
+  int64_t B, H, T, K, V;
+};
+
+class RecurrentRouteShapes : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(RecurrentRouteShapes, MatchesFloat64ThroughRun) {
   compiler::install_routes();
+  const Shape sh = GetParam();
   Options o;
   o.route = Route::Recurrent;
   o.threads = 2;
-  Problem p = make_problem(2, 3, 33, 40, 72, {DecayRegime::Uniform, BetaRegime::Uniform, true, 21});
+  Problem p = make_problem(sh.B, sh.H, sh.T, sh.K, sh.V,
+                           {DecayRegime::Uniform, BetaRegime::Uniform, true, 21});
   expect_within_contract(p, o);
 }
+
+INSTANTIATE_TEST_SUITE_P(Shapes, RecurrentRouteShapes,
+                         ::testing::Values(Shape{2, 3, 33, 40, 72}, Shape{1, 1, 5, 1, 1},
+                                           Shape{1, 2, 1, 3, 129}, Shape{1, 1, 2, 200, 33},
+                                           Shape{3, 1, 9, 128, 128}));
 
 TEST(RecurrentRoute, NaNInOneValueColumnStaysInThatColumn) {
   compiler::install_routes();
