@@ -92,11 +92,18 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
   g.aqk(j, i) =
       select(j > i, 0.f, select(same_block, g.diag(j % SB, i % SB, i / SB)[1], g.off(j, i)[1]));
 
-  // T = (I + a)^-1, unit lower triangular, row by row.
+  // T = (I + a)^-1, unit lower triangular, by forward substitution in its
+  // column-oriented form: once row m is final, subtract it from every row
+  // below (rows below m are independent of each other within a step).
+  // One flattened RVar (m outer, row inner) leaves a scheduler nothing to
+  // reorder that could break the order of the steps.
   g.tinv(j, i) = select(i == j, 1.f, 0.f);
-  g.rt = RDom(0, C, 1, C - 1, "rt");
-  g.rt.where(g.rt.x < g.rt.y);
-  g.tinv(j, g.rt.y) = g.tinv(j, g.rt.y) - g.a(g.rt.x, g.rt.y) * g.tinv(j, g.rt.x);
+  g.rt = RDom(0, C * C, "rt");
+  g.rt.where(g.rt.x % C > g.rt.x / C);
+  {
+    Expr row = g.rt.x % C, m = g.rt.x / C;
+    g.tinv(j, row) = g.tinv(j, row) - g.a(m, row) * g.tinv(j, m);
+  }
 
   // WY: w = T diag(beta) (k * decay(start..m)), u = T diag(beta) v.
   g.k_beta(r, i) = g.b(i) * g.k(r, i) * g.pre(r, i / SB) * g.fwd(r, i);

@@ -1,6 +1,7 @@
 #include "gdr/schedules/chunked_schedule.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace gdr::schedules {
 
@@ -116,7 +117,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
   for (Func f : {g.a, g.aqk}) f.compute_root().vectorize(j, vc);
 
   g.tinv.compute_root().vectorize(j, vc);
-  g.tinv.update().reorder(j, g.rt.x, g.rt.y).vectorize(j, vc);
+  g.tinv.update().reorder(j, g.rt.x).vectorize(j, vc);
 
   g.k_beta.compute_root();
   vectorize_if(g.k_beta, r, vk);
@@ -157,6 +158,10 @@ std::string apply_autoschedule(ChunkedAlgorithm& g, const Target& target,
     g.state_in.set_estimates({{0, V}, {0, K}});
     g.out.set_estimates({{0, V}, {0, C}});
     g.state_out.set_estimates({{0, V}, {0, K}});
+    // Halide 14's Adams2019 takes its options from the environment only. A
+    // greedy search (beam 1) keeps compile time to seconds instead of
+    // minutes; a value the user set wins.
+    setenv("HL_BEAM_SIZE", "1", 0);
     // One thread: the runtime parallelises over heads itself.
     g.pipeline().auto_schedule("Adams2019", target, MachineParams(1, 32 * 1024 * 1024, 40));
   } catch (const Halide::Error& e) {

@@ -63,7 +63,8 @@ class GdrRunTest : public ::testing::Test {
 };
 
 TEST_F(GdrRunTest, EveryAvailableRouteMatchesFloat64) {
-  for (const char* route : {"auto", "reference", "baseline-two-pass", "baseline-chunked"}) {
+  for (const char* route : {"auto", "reference", "baseline-two-pass", "baseline-chunked", "chunked",
+                            "chunked-autoschedule"}) {
     Problem p = make_problem(2, 3, 45, 12, 20, {DecayRegime::NearOne, BetaRegime::Uniform, true, 99});
     write_problem(p);
     RunResult r = run(std::string("--route ") + route + " --threads 2");
@@ -125,7 +126,7 @@ TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
        "--value"},
       {"unknown route", [](GdrRunTest*) {}, "--route fastest", "--route"},
       {"bad threads", [](GdrRunTest*) {}, "--threads zero", "--threads"},
-      {"route not built yet", [](GdrRunTest*) {}, "--route chunked", "chunked"},
+      {"route not built yet", [](GdrRunTest*) {}, "--route recurrent", "recurrent"},
       {"unknown flag", [](GdrRunTest*) {}, "--frobnicate 1", "--frobnicate"},
   };
   for (const BadRun& c : cases) {

@@ -66,7 +66,7 @@ struct ChunkedAlgorithm {
   Halide::Var r{"r"}, v{"v"}, i{"i"}, j{"j"}, jl{"jl"}, il{"il"}, bI{"bI"}, bJ{"bJ"};
   Halide::RDom rk;    // over K: products with keys, queries and the state
   Halide::RDom rc;    // over C: products over the chunk's tokens
-  Halide::RDom rt;    // (m, row), m < row: forward substitution
+  Halide::RDom rt;    // m * C + row, m < row: forward substitution
   Halide::RDom rf, rb, rpre, rs, rp;  // the scans of fwd, bwd, pre, suf/mid, pair_decay
 
   Halide::Pipeline pipeline() { return Halide::Pipeline({out, state_out}); }
