@@ -163,17 +163,19 @@ CompiledKernel compile_chunked(const ChunkedSpec& spec) {
 }
 
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target_name,
-                                const std::string& path_prefix, const std::string& function_name) {
+                                const std::string& path_prefix, const std::string& function_name,
+                                bool with_assembly) {
   try {
     Halide::Target target;
     if (Status s = parse_target(target_name, &target); !s) return s;
     target = target.with_feature(Halide::Target::NoRuntime);
     schedules::ChunkedAlgorithm alg;
     if (Status s = build_pipeline(spec, target, alg); !s) return s;
-    alg.pipeline().compile_to(
-        {{Halide::OutputFileType::object, path_prefix + ".o"},
-         {Halide::OutputFileType::c_header, path_prefix + ".h"}},
-        alg.arguments(), function_name, target);
+    std::map<Halide::OutputFileType, std::string> files = {
+        {Halide::OutputFileType::object, path_prefix + ".o"},
+        {Halide::OutputFileType::c_header, path_prefix + ".h"}};
+    if (with_assembly) files[Halide::OutputFileType::assembly] = path_prefix + ".s";
+    alg.pipeline().compile_to(files, alg.arguments(), function_name, target);
   } catch (const Halide::Error& e) {
     return Status::error("Halide failed to compile " + function_name + ": " + e.what());
   }

@@ -125,9 +125,9 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
 
   g.k_out(r, j) = g.k(r, j) * g.bwd(r, j) * g.suf(r, j / SB);
   g.state_decay(r) = g.pre(r, n);
-  g.s_upd(v, r) = 0.f;
+  g.s_upd(v, r) = g.state_decay(r) * g.state_in(v, r);
   g.s_upd(v, r) += g.k_out(r, rc) * g.delta(v, rc);
-  g.state_out(v, r) = g.state_decay(r) * g.state_in(v, r) + g.s_upd(v, r);
+  g.state_out(v, r) = g.s_upd(v, r);
 
   g.out.output_buffer().dim(0).set_stride(1);
   g.out.output_buffer().dim(1).set_min(0).set_stride(V);

@@ -10,8 +10,9 @@ using namespace Halide;
 namespace {
 
 // Register tile of a product: `vectors` vectors of `width` floats wide and
-// `rows` rows tall: 4 x 6 = 24 accumulators of the 32 AVX-512 registers.
-constexpr int kTileVectors = 4, kTileRows = 6;
+// `rows` rows tall. Rows divide every row count (C, 2C, K multiples of 8),
+// so no tile recomputes rows.
+constexpr int kTileVectors = GDR_TILE_VECTORS, kTileRows = GDR_TILE_ROWS;
 
 struct ColumnTile {
   int tile;  // columns per tile
@@ -38,12 +39,14 @@ void vectorize_if(Stage s, VarOrRVar x, int vec) {
 // (col, row); f itself is computed per tile, so its accumulators stay in
 // registers while `red` runs innermost over the whole reduction.
 Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int row_extent,
-                      int width, int vectors) {
+                      int width, int vectors, Func output = Func()) {
   const ColumnTile ct = column_tile(col_extent, width, vectors);
   const int rows = std::min(kTileRows, row_extent);
-  Func result = f.in();
+  // An output Func that only copies f is tiled itself; otherwise a wrapper
+  // at root, kept on the stack (no malloc per chunk).
+  Func result = output.defined() ? output : f.in();
   Var co("co"), ro("ro"), ci("ci"), ri("ri"), cv("cv"), cl("cl");
-  result.compute_root().bound(row, 0, row_extent);
+  if (!output.defined()) result.compute_root().store_in(MemoryType::Stack).bound(row, 0, row_extent);
   result.tile(col, row, co, ro, ci, ri, ct.tile, rows).reorder(ci, ri, co, ro);
   if (ct.vec > 1) result.split(ci, cv, cl, ct.vec).reorder(cl, cv, ri, co, ro).vectorize(cl).unroll(cv);
   result.unroll(ri);
@@ -84,7 +87,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
     vectorize_if(f, r, vk);
   }
   g.b.compute_root();
-  g.vb.compute_root();
+  g.vb.compute_root().store_in(MemoryType::Stack);
   vectorize_if(g.vb, v, vv);
   // The scans run over tokens or sub-blocks with the channels r innermost.
   const std::pair<Func, RDom> scans[] = {
@@ -100,10 +103,14 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
   }
 
   // Pairs inside sub-blocks, vectorised over the column j of the pair.
+  // The per-pair decays are made for 16 channels at a time (16 KiB, in L1)
+  // right where the reduction over those channels consumes them.
+  RVar rko("rko"), rki("rki");
+  const int channels = std::min(16, K);
   g.diag.compute_root();
   g.diag.vectorize(jl, vj);
-  g.diag.update().reorder(jl, rk, il, bI).vectorize(jl, vj);
-  g.pair_decay.compute_at(g.diag, bI).vectorize(jl, vj);
+  g.diag.update().split(rk, rko, rki, channels).reorder(jl, rki, il, rko, bI).vectorize(jl, vj);
+  g.pair_decay.compute_at(g.diag, rko).vectorize(jl, vj);
   g.pair_decay.update().reorder(jl, r, g.rp.x, bI).vectorize(jl, vj);
   g.k_t.compute_root().vectorize(j, vc);
   g.kb_t.compute_root().vectorize(j, vc);
@@ -129,16 +136,15 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
   g.lhs.compute_root();
   vectorize_if(g.lhs, r, vk);
   schedule_product(g.wq, v, i, rk, V, 2 * C, W, kTileVectors);
-  g.delta.compute_root();
+  g.delta.compute_root().store_in(MemoryType::Stack);
   vectorize_if(g.delta, v, vv);
   schedule_product(g.intra, v, i, rc, V, C, W, kTileVectors);
   g.k_out.compute_root();
   vectorize_if(g.k_out, r, vk);
   g.state_decay.compute_root();
-  schedule_product(g.s_upd, v, r, rc, V, K, W, kTileVectors);
+  schedule_product(g.s_upd, v, r, rc, V, K, W, kTileVectors, g.state_out);
 
   vectorize_if(g.out, v, vv);
-  vectorize_if(g.state_out, v, vv);
 }
 
 std::string apply_autoschedule(ChunkedAlgorithm& g, const Target& target,

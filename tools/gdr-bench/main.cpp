@@ -19,6 +19,7 @@
 #include "gdr/runtime.h"
 #include "peak.h"
 #ifdef GDR_HAVE_COMPILER
+#include "gdr/compiler/chunked.h"
 #include "gdr/compiler/toolchain.h"
 #endif
 
@@ -47,7 +48,8 @@ struct Record {
 const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
     "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
-    "implementations: every route gdr-run --route accepts, except auto\n";
+    "implementations: every route gdr-run --route accepts, except auto;\n"
+    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule\n";
 
 [[noreturn]] void die(const std::string& message) {
   std::fprintf(stderr, "gdr-bench: %s\n", message.c_str());
@@ -155,11 +157,46 @@ int main(int argc, char** argv) {
   gdr::tools::install_all_routes();
   if (config.impls.empty()) config.impls = {"baseline-two-pass", "baseline-chunked"};
   std::vector<gdr::Route> routes;
-  for (const std::string& name : config.impls) {
+  // "chunked@c32-w16" runs the chunked route with that schedule.
+  std::vector<std::string> variants(config.impls.size());
+  for (size_t i = 0; i < config.impls.size(); ++i) {
+    std::string name = config.impls[i];
+    if (size_t at = name.find('@'); at != std::string::npos) {
+      variants[i] = name.substr(at + 1);
+      name = name.substr(0, at);
+#ifdef GDR_HAVE_COMPILER
+      gdr::schedules::Schedule s;
+      std::string error;
+      if (name != "chunked" || !gdr::schedules::parse_schedule(variants[i], &s, &error))
+        die("--impl " + config.impls[i] + ": only chunked@<schedule> takes a schedule " + error);
+#else
+      die("--impl " + config.impls[i] + ": this build has no compiler");
+#endif
+    }
     gdr::Route r;
     if (!gdr::parse_route(name, &r) || r == gdr::Route::Auto) die("--impl: unknown implementation '" + name + "'");
     routes.push_back(r);
   }
+  // Points the chunked route at impl i's schedule (or the default).
+  auto select_variant = [&](size_t i) {
+#ifdef GDR_HAVE_COMPILER
+    if (routes[i] != gdr::Route::Chunked) return;
+    gdr::compiler::ChunkedSpec spec;
+    if (!variants[i].empty()) {
+      std::string error;
+      gdr::schedules::parse_schedule(variants[i], &spec.schedule, &error);
+    }
+    gdr::set_route_runner(gdr::Route::Chunked, [spec](const gdr::Tensors& t, const gdr::Options& o) {
+      gdr::compiler::ChunkedSpec s = spec;
+      s.K = t.K;
+      s.V = t.V;
+      gdr::compiler::CompiledKernel c = gdr::compiler::compile_chunked(s);
+      return c.status ? gdr::execute(c.kernel, t, o) : c.status;
+    });
+#else
+    (void)i;
+#endif
+  };
 
 #ifdef GDR_HAVE_COMPILER
   const gdr::compiler::ToolchainInfo tc = gdr::compiler::probe_toolchain();
@@ -189,6 +226,7 @@ int main(int argc, char** argv) {
                          config.V};
           gdr::Options o;
           o.route = routes[i];
+          select_variant(i);
           o.threads = threads;
           auto start = Clock::now();
           gdr::Status s = gdr::run(t, o);
@@ -205,10 +243,14 @@ int main(int argc, char** argv) {
           if (rep + 1 >= config.min_reps && spent > config.seconds_per_case) break;
         }
         std::map<gdr::Route, double> medians;
-        for (size_t i = 0; i < n_impl; ++i) medians[routes[i]] = median(times[i]);
+        std::vector<double> impl_median(n_impl);
+        for (size_t i = 0; i < n_impl; ++i) {
+          impl_median[i] = median(times[i]);
+          medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
+        }
         for (size_t i = 0; i < n_impl; ++i) {
           Record r{config.impls[i], config.B, H, T, config.K, config.V, threads,
-                   medians[routes[i]], static_cast<int>(times[i].size())};
+                   impl_median[i], static_cast<int>(times[i].size())};
           records.push_back(r);
           const double gflops = flops(r) / r.median_ns;
           const double peak_t = threads >= 2 ? peak.fma_gflops_2t : peak.fma_gflops_1t;

@@ -16,6 +16,7 @@ namespace {
 const char kUsage[] =
     "usage: gdr-compile --K N --V N [--schedule c64-w16] [--target host|<halide target>]\n"
     "                   [--scheduler hand|adams2019] --out PATH_PREFIX [--name FUNCTION]\n"
+    "                   [--asm 1: also write PATH_PREFIX.s]\n"
     "       gdr-compile --runtime OBJECT [--target host|<halide target>]\n";
 
 int fail(const std::string& message) {
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     static const char* known[] = {"--K", "--V", "--schedule", "--target", "--scheduler",
-                                  "--out", "--name", "--runtime"};
+                                  "--out", "--name", "--runtime", "--asm"};
     bool ok = false;
     for (const char* k : known) ok = ok || flag == k;
     if (!ok) return fail("unknown argument " + flag + " (see --help)");
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
   if (!args.count("--out")) return fail("--out: missing output path prefix");
   const std::string name =
       args.count("--name") ? args["--name"] : gdr::compiler::chunked_kernel_name(spec);
-  gdr::Status s = gdr::compiler::compile_chunked_to_files(spec, target, args["--out"], name);
+  const bool with_assembly = args.count("--asm") && args["--asm"] == "1";
+  gdr::Status s =
+      gdr::compiler::compile_chunked_to_files(spec, target, args["--out"], name, with_assembly);
   return s ? 0 : fail(s.message());
 }

@@ -39,8 +39,10 @@ inline CompiledKernel compile_chunked(int64_t K, int64_t V, const schedules::Sch
 // `function_name` for `target` ("host" or a Halide target string such as
 // "x86-64-linux-avx2-fma"), built without a Halide runtime (link exactly one
 // object from compile_halide_runtime into the program).
+// With `with_assembly`, also <path_prefix>.s.
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target,
-                                const std::string& path_prefix, const std::string& function_name);
+                                const std::string& path_prefix, const std::string& function_name,
+                                bool with_assembly = false);
 Status compile_halide_runtime(const std::string& target, const std::string& object_path);
 
 // Installs Route::Chunked (default hand schedule) and

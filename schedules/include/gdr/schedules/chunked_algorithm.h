@@ -61,7 +61,7 @@ struct ChunkedAlgorithm {
   Halide::Func intra{"intra"};        // (v, i): aqk . delta
   Halide::Func k_out{"k_out"};        // (r, j): k_j * decay(j+1..end)
   Halide::Func state_decay{"state_decay"};  // (r): decay over the whole chunk
-  Halide::Func s_upd{"s_upd"};        // (v, r): k_out^T . delta
+  Halide::Func s_upd{"s_upd"};        // (v, r): state_decay * state_in + k_out^T . delta
 
   Halide::Var r{"r"}, v{"v"}, i{"i"}, j{"j"}, jl{"jl"}, il{"il"}, bI{"bI"}, bJ{"bJ"};
   Halide::RDom rk;    // over K: products with keys, queries and the state
