@@ -3,6 +3,7 @@
 #include <Halide.h>
 
 #include <array>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <memory>
@@ -69,8 +70,10 @@ struct CacheKey {
   int64_t K, V;
   schedules::Schedule schedule;
   Scheduler scheduler;
+  bool profile;
   bool operator<(const CacheKey& o) const {
-    return std::tie(K, V, schedule, scheduler) < std::tie(o.K, o.V, o.schedule, o.scheduler);
+    return std::tie(K, V, schedule, scheduler, profile) <
+           std::tie(o.K, o.V, o.schedule, o.scheduler, o.profile);
   }
 };
 
@@ -89,7 +92,8 @@ Cache& cache() {
 CompiledKernel jit_compile(const ChunkedSpec& spec) {
   CompiledKernel result;
   try {
-    const Halide::Target target = Halide::get_host_target().with_feature(Halide::Target::JIT);
+    Halide::Target target = Halide::get_host_target().with_feature(Halide::Target::JIT);
+    if (spec.profile) target = target.with_feature(Halide::Target::Profile);
     schedules::ChunkedAlgorithm alg;
     if (Status s = build_pipeline(spec, target, alg); !s) return {s, {}};
     const std::string name = chunked_kernel_name(spec);
@@ -97,6 +101,11 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
     auto jit = std::make_unique<Halide::Internal::JITModule>(module,
                                                             module.get_function_by_name(name));
     auto fn = reinterpret_cast<HalideChunkedFn>(jit->main_function());
+    if (spec.profile) {
+      // Halide's sampling profiler reports per Func when the process exits.
+      static void* report = jit->find_symbol_by_name("halide_profiler_report").address;
+      if (report) std::atexit([] { reinterpret_cast<void (*)(void*)>(report)(nullptr); });
+    }
     if (!fn) return {Status::error("Halide JIT produced no entry point for " + name), {}};
 
     std::lock_guard<std::mutex> lock(cache().mutex);
@@ -143,7 +152,7 @@ std::string chunked_kernel_name(const ChunkedSpec& spec) {
 }
 
 CompiledKernel compile_chunked(const ChunkedSpec& spec) {
-  const CacheKey key{spec.K, spec.V, spec.schedule, spec.scheduler};
+  const CacheKey key{spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile};
   std::promise<CompiledKernel> promise;
   std::shared_future<CompiledKernel> future;
   bool compile_here = false;

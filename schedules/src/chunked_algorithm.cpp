@@ -86,11 +86,19 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
   g.off(j, i) = Tuple(g.off(j, i)[0] + g.kf(rk, i, j / SB) * g.kb_t(j, rk),
                       g.off(j, i)[1] + g.qf(rk, i, j / SB) * g.kb_t(j, rk));
 
+  // A chunk of one sub-block has no pairs across sub-blocks.
   Expr same_block = j / SB == i / SB;
-  g.a(j, i) = select(j >= i, 0.f,
-                     g.b(i) * select(same_block, g.diag(j % SB, i % SB, i / SB)[0], g.off(j, i)[0]));
-  g.aqk(j, i) =
-      select(j > i, 0.f, select(same_block, g.diag(j % SB, i % SB, i / SB)[1], g.off(j, i)[1]));
+  Expr kk = g.diag(j % SB, i % SB, i / SB)[0], qk = g.diag(j % SB, i % SB, i / SB)[1];
+  if (n > 1) {
+    // Rows of the first sub-block and columns of the last never cross
+    // sub-blocks below the diagonal: the clamps keep them out of off's
+    // region without changing any value used.
+    Expr jc = min(j, C - SB - 1), ic = max(i, SB);
+    kk = select(same_block, kk, g.off(jc, ic)[0]);
+    qk = select(same_block, qk, g.off(jc, ic)[1]);
+  }
+  g.a(j, i) = select(j >= i, 0.f, g.b(i) * kk);
+  g.aqk(j, i) = select(j > i, 0.f, qk);
 
   // T = (I + a)^-1, unit lower triangular, by forward substitution in its
   // column-oriented form: once row m is final, subtract it from every row

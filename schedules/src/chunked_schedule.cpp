@@ -39,14 +39,14 @@ void vectorize_if(Stage s, VarOrRVar x, int vec) {
 // (col, row); f itself is computed per tile, so its accumulators stay in
 // registers while `red` runs innermost over the whole reduction.
 Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int row_extent,
-                      int width, int vectors, Func output = Func()) {
+                      int width, int vectors, Func output = Func(), int row_min = 0) {
   const ColumnTile ct = column_tile(col_extent, width, vectors);
   const int rows = std::min(kTileRows, row_extent);
   // An output Func that only copies f is tiled itself; otherwise a wrapper
   // at root, kept on the stack (no malloc per chunk).
   Func result = output.defined() ? output : f.in();
   Var co("co"), ro("ro"), ci("ci"), ri("ri"), cv("cv"), cl("cl");
-  if (!output.defined()) result.compute_root().store_in(MemoryType::Stack).bound(row, 0, row_extent);
+  if (!output.defined()) result.compute_root().store_in(MemoryType::Stack).bound(row, row_min, row_extent);
   result.tile(col, row, co, ro, ci, ri, ct.tile, rows).reorder(ci, ri, co, ro);
   if (ct.vec > 1) result.split(ci, cv, cl, ct.vec).reorder(cl, cv, ri, co, ro).vectorize(cl).unroll(cv);
   result.unroll(ri);
@@ -113,13 +113,16 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
   g.pair_decay.compute_at(g.diag, rko).vectorize(jl, vj);
   g.pair_decay.update().reorder(jl, r, g.rp.x, bI).vectorize(jl, vj);
   g.k_t.compute_root().vectorize(j, vc);
-  g.kb_t.compute_root().vectorize(j, vc);
 
   // Pairs across sub-blocks: a product over K, two results per tile.
-  Func off = schedule_product(g.off, j, i, rk, C, C, W, kTileVectors / 2);
-  for (Func f : {g.kf, g.qf}) {
-    f.compute_at(off, Var("co"));
-    vectorize_if(f, r, vk);
+  if (C > kSubBlock) {
+    g.kb_t.compute_root().vectorize(j, vc);
+    Func off = schedule_product(g.off, j, i, rk, C - kSubBlock, C - kSubBlock, W,
+                                std::max(1, kTileVectors / 2), Func(), kSubBlock);
+    for (Func f : {g.kf, g.qf}) {
+      f.compute_at(off, Var("co"));
+      vectorize_if(f, r, vk);
+    }
   }
   for (Func f : {g.a, g.aqk}) f.compute_root().vectorize(j, vc);
 

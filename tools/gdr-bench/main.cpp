@@ -35,6 +35,7 @@ struct Config {
   double seconds_per_case = 2.0;  // time budget for one case, all impls together
   int min_reps = 3, max_reps = 200;
   std::string json;
+  bool halide_profile = false;  // chunked@...: per-Func profile at exit
 };
 
 struct Record {
@@ -48,6 +49,7 @@ struct Record {
 const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
     "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
+    "                 [--halide-profile 1: Halide's per-Func profile of chunked@...]\n"
     "implementations: every route gdr-run --route accepts, except auto;\n"
     "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule\n";
 
@@ -96,6 +98,7 @@ Config parse_args(int argc, char** argv) {
     else if (flag == "--threads") c.threads = parse_ints<int>(flag, value, 1);
     else if (flag == "--seconds") c.seconds_per_case = std::atof(value.c_str());
     else if (flag == "--json") c.json = value;
+    else if (flag == "--halide-profile") c.halide_profile = value == "1";
     else die("unknown argument " + flag + " (see --help)");
   }
   return c;
@@ -182,6 +185,7 @@ int main(int argc, char** argv) {
 #ifdef GDR_HAVE_COMPILER
     if (routes[i] != gdr::Route::Chunked) return;
     gdr::compiler::ChunkedSpec spec;
+    spec.profile = config.halide_profile;
     if (!variants[i].empty()) {
       std::string error;
       gdr::schedules::parse_schedule(variants[i], &spec.schedule, &error);

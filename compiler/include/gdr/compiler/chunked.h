@@ -17,6 +17,7 @@ struct ChunkedSpec {
   int64_t K = 128, V = 128;
   schedules::Schedule schedule = schedules::default_schedule();
   Scheduler scheduler = Scheduler::Hand;
+  bool profile = false;  // JIT only: Halide's per-Func profiler, report at exit
 };
 
 // "gdr_chunked_f32_k128_v128__c64_w16" (+ "_adams2019"): the whole variant.
