@@ -120,12 +120,14 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
   g.u(v, i) = 0.f;
   g.u(v, i) += g.tinv(rc, i) * g.vb(v, rc);
 
-  // The state-dependent part: one product of [w; q_in] with the state.
+  // The state-dependent part: one product of [-w; q_in] with the state,
+  // started from [u; 0], gives delta = u - w S in its first C rows and the
+  // inter-chunk output q_in S in the next C.
   g.q_in(r, i) = g.q(r, i) * g.pre(r, i / SB) * g.fwd(r, i);
-  g.lhs(r, i) = select(i < C, g.w(r, min(i, C - 1)), g.q_in(r, max(i - C, 0)));
-  g.wq(v, i) = 0.f;
+  g.lhs(r, i) = select(i < C, -g.w(r, min(i, C - 1)), g.q_in(r, max(i - C, 0)));
+  g.wq(v, i) = select(i < C, g.u(v, min(i, C - 1)), 0.f);
   g.wq(v, i) += g.lhs(rk, i) * g.state_in(v, rk);
-  g.delta(v, i) = g.u(v, i) - g.wq(v, i);
+  g.delta(v, i) = g.wq(v, i);
 
   g.intra(v, i) = 0.f;
   g.intra(v, i) += g.aqk(rc, i) * g.delta(v, rc);

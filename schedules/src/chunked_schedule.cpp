@@ -87,7 +87,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
     vectorize_if(f, r, vk);
   }
   g.b.compute_root();
-  g.vb.compute_root().store_in(MemoryType::Stack);
+  g.vb.compute_root();
   vectorize_if(g.vb, v, vv);
   // The scans run over tokens or sub-blocks with the channels r innermost.
   const std::pair<Func, RDom> scans[] = {
@@ -139,8 +139,6 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
   g.lhs.compute_root();
   vectorize_if(g.lhs, r, vk);
   schedule_product(g.wq, v, i, rk, V, 2 * C, W, kTileVectors);
-  g.delta.compute_root().store_in(MemoryType::Stack);
-  vectorize_if(g.delta, v, vv);
   schedule_product(g.intra, v, i, rc, V, C, W, kTileVectors);
   g.k_out.compute_root();
   vectorize_if(g.k_out, r, vk);

@@ -55,9 +55,9 @@ struct ChunkedAlgorithm {
   Halide::Func w{"w"};                // (r, i): WY pseudo-keys
   Halide::Func u{"u"};                // (v, i): WY pseudo-values
   Halide::Func q_in{"q_in"};          // (r, i): q * decay(start..i)
-  Halide::Func lhs{"lhs"};            // (r, i2): rows of w, then rows of q_in
-  Halide::Func wq{"wq"};              // (v, i2): lhs . state_in
-  Halide::Func delta{"delta"};        // (v, i): u - w . state_in
+  Halide::Func lhs{"lhs"};            // (r, i2): rows of -w, then rows of q_in
+  Halide::Func wq{"wq"};              // (v, i2): [u; 0] + lhs . state_in
+  Halide::Func delta{"delta"};        // (v, i): u - w . state_in, the first C rows of wq
   Halide::Func intra{"intra"};        // (v, i): aqk . delta
   Halide::Func k_out{"k_out"};        // (r, j): k_j * decay(j+1..end)
   Halide::Func state_decay{"state_decay"};  // (r): decay over the whole chunk
