@@ -19,7 +19,8 @@ if(GDR_BUILD_COMPILER)
   find_package(MLIR QUIET CONFIG PATHS /usr/lib/llvm-14/lib/cmake/mlir NO_DEFAULT_PATH)
   gdr_require(MLIR_FOUND libmlir-14-dev "MLIR 14")
   find_package(Halide 14 QUIET)
-  gdr_require(Halide_FOUND libhalide14-0-dev "Halide 14")
+  # Halide's package also looks for PNG and JPEG (its image_io helpers).
+  gdr_require(Halide_FOUND "libhalide14-0-dev libpng-dev libjpeg-dev" "Halide 14 (or its PNG/JPEG dependencies)")
   find_package(benchmark QUIET)
   gdr_require(benchmark_FOUND libbenchmark-dev "Google Benchmark")
 

@@ -23,30 +23,38 @@ int32_t two_pass(const gdr_kernel_args* a) {
       const float* v = a->value + tok * V;
       const float beta = a->beta[tok];
       float* out = a->out + tok * V;
-      // The first token reads the initial state and writes the final one.
-      const float* src = s == 0 ? S0 : S;
       // Pass 1: v_pred = (decay . S)^T k, with the decay folded into k.
-      for (int64_t r = 0; r < K; ++r) dk[r] = g[r] * k[r];
-      for (int64_t c = c0; c < c1; ++c) pred[c] = 0.f;
-      for (int64_t r = 0; r < K; ++r) {
-        const float* row = src + r * V;
-        for (int64_t c = c0; c < c1; ++c) pred[c] += row[c] * dk[r];
-      }
-      for (int64_t c = c0; c < c1; ++c) {
-        pred[c] = beta * (v[c] - pred[c]);  // pred now holds delta
-        out_row[c] = 0.f;
-      }
       // Pass 2: decay, rank-one write, and the output in one sweep.
-      for (int64_t r = 0; r < K; ++r) {
-        const float* in = src + r * V;
-        float* row = S + r * V;
-        const float gr = g[r], kr = k[r], qr = q[r];
-        for (int64_t c = c0; c < c1; ++c) {
-          const float updated = in[c] * gr + kr * pred[c];
-          row[c] = updated;
-          out_row[c] += updated * qr;
+      // The first token reads the initial state and writes the final one;
+      // later tokens update in place. Two call sites so that the compiler
+      // sees the in-place case as one pointer: a runtime alias check on
+      // src == S would otherwise send every later token down a scalar loop.
+      auto passes = [&](const float* src, float* dst) __attribute__((always_inline)) {
+        for (int64_t r = 0; r < K; ++r) dk[r] = g[r] * k[r];
+        for (int64_t c = c0; c < c1; ++c) pred[c] = 0.f;
+        for (int64_t r = 0; r < K; ++r) {
+          const float* row = src + r * V;
+          for (int64_t c = c0; c < c1; ++c) pred[c] += row[c] * dk[r];
         }
-      }
+        for (int64_t c = c0; c < c1; ++c) {
+          pred[c] = beta * (v[c] - pred[c]);  // pred now holds delta
+          out_row[c] = 0.f;
+        }
+        for (int64_t r = 0; r < K; ++r) {
+          const float* in = src + r * V;
+          float* row = dst + r * V;
+          const float gr = g[r], kr = k[r], qr = q[r];
+          for (int64_t c = c0; c < c1; ++c) {
+            const float updated = in[c] * gr + kr * pred[c];
+            row[c] = updated;
+            out_row[c] += updated * qr;
+          }
+        }
+      };
+      if (s == 0)
+        passes(S0, S);
+      else
+        passes(S, S);
       for (int64_t c = c0; c < c1; ++c) out[c] = out_row[c];
     }
   }

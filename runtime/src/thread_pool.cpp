@@ -54,11 +54,12 @@ void ThreadPool::parallel_for(int64_t n, int max_workers,
   if (n <= 0) return;
   int workers = max_workers <= 0 ? size() : std::min(max_workers, size());
   workers = static_cast<int>(std::min<int64_t>(workers, n));
+  // Serialised even on one worker: two callers would share worker 0's scratch.
+  std::lock_guard<std::mutex> call(call_mutex_);
   if (workers == 1) {
     for (int64_t i = 0; i < n; ++i) task(i, 0);
     return;
   }
-  std::lock_guard<std::mutex> call(call_mutex_);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &task;

@@ -50,3 +50,26 @@ TEST(ThreadPool, ManyConsecutiveJobs) {
 
 }  // namespace
 }  // namespace gdr
+
+namespace gdr {
+namespace {
+
+TEST(ThreadPool, ConcurrentCallersDoNotShareScratch) {
+  ThreadPool pool(2);
+  std::atomic<int> bad{0};
+  auto caller = [&](float tag) {
+    for (int job = 0; job < 200; ++job)
+      pool.parallel_for(1, 1, [&](int64_t, int w) {
+        float* s = pool.scratch(w, 64);
+        for (int i = 0; i < 64; ++i) s[i] = tag;
+        for (int i = 0; i < 64; ++i) bad += s[i] != tag;
+      });
+  };
+  std::thread a(caller, 1.f), b(caller, 2.f);
+  a.join();
+  b.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+}  // namespace
+}  // namespace gdr

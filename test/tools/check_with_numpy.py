@@ -1,0 +1,39 @@
+# Optional, independent check of gdr-run against a numpy float64 recurrence
+# on shapes the C++ tests do not use (numpy is a PyPI extra, not needed by
+# the test command):  python3 test/tools/check_with_numpy.py build/tools/gdr-run auto,chunked
+# Exits non-zero if any route misses the contract's 1e-4 bar.
+import numpy as np, subprocess, sys, os, tempfile
+os.chdir(tempfile.mkdtemp())
+failed = False
+exe = sys.argv[1]
+routes = sys.argv[2].split(",")
+rng = np.random.default_rng(2026)
+for (B, H, T, K, V, dreg) in [(2, 3, 77, 20, 36, "u"), (1, 5, 200, 48, 24, "near"), (3, 1, 9, 7, 5, "zeros")]:
+    def nrm(x): return x / np.linalg.norm(x, axis=-1, keepdims=True)
+    q = nrm(rng.standard_normal((B, H, T, K))).astype(np.float32)
+    k = nrm(rng.standard_normal((B, H, T, K))).astype(np.float32)
+    v = rng.standard_normal((B, H, T, V)).astype(np.float32)
+    d = rng.uniform(0, 1, (B, H, T, K)) if dreg != "near" else rng.uniform(0.9, 1, (B, H, T, K))
+    if dreg == "zeros": d[rng.uniform(size=d.shape) < 0.2] = 0
+    d = d.astype(np.float32)
+    b = rng.uniform(0, 1, (B, H, T)).astype(np.float32)
+    s0 = rng.standard_normal((B, H, K, V)).astype(np.float32)
+    for n, a in dict(q=q, k=k, v=v, d=d, b=b, s=s0).items(): np.save(n + ".npy", a)
+    S = s0.astype(np.float64).copy(); out = np.zeros((B, H, T, V))
+    for t in range(T):
+        S = S * d[:, :, t, :, None]
+        pred = np.einsum("bhkv,bhk->bhv", S, k[:, :, t])
+        delta = b[:, :, t, None] * (v[:, :, t] - pred)
+        S = S + k[:, :, t, :, None] * delta[:, :, None, :]
+        out[:, :, t] = np.einsum("bhkv,bhk->bhv", S, q[:, :, t])
+    for route in routes:
+        r = subprocess.run([exe, "--query", "q.npy", "--key", "k.npy", "--value", "v.npy", "--decay", "d.npy",
+                            "--beta", "b.npy", "--initial-state", "s.npy", "--out", "o.npy", "--final-state", "f.npy",
+                            "--route", route, "--threads", "2"], capture_output=True, text=True)
+        if r.returncode:
+            print(route, "FAILED", r.stderr.strip()); failed = True; continue
+        o = np.load("o.npy"); f = np.load("f.npy")
+        err = max((np.abs(o - out) / (1 + np.abs(out))).max(), (np.abs(f - S) / (1 + np.abs(S))).max())
+        failed |= not err <= 1e-4
+        print(f"B={B} H={H} T={T} K={K} V={V} decay={dreg:5s} route={route:18s} max rel err {err:.2e}")
+sys.exit(1 if failed else 0)
