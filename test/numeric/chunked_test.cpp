@@ -26,7 +26,7 @@ TEST_P(ChunkedSchedule, MatchesFloat64AcrossChunkBoundaries) {
   const Schedule s = GetParam();
   const int64_t C = s.chunk;
   const Options o = use_chunked(ChunkedSpec{24, 40, s});
-  for (int64_t T : {int64_t{2}, C - 1, C, C + 1, 3 * C + 5, int64_t{1000}})
+  for (int64_t T : {int64_t{1}, int64_t{2}, C - 1, C, C + 1, 3 * C + 5, int64_t{1000}})
     for (DecayRegime decay : kAllDecays) {
       Problem p = make_problem(1, 2, T, 24, 40, {decay, BetaRegime::Uniform, true, uint64_t(T)});
       const Accuracy a = measure(p, o);
@@ -53,6 +53,22 @@ INSTANTIATE_TEST_SUITE_P(AllKnobs, ChunkedSchedule, ::testing::ValuesIn(all_sche
                            return "c" + std::to_string(info.param.chunk) + "_w" +
                                   std::to_string(info.param.vector_width);
                          });
+
+// The production head size over a long prompt, every chunk size and decay
+// regime; prints the accuracy table (error vs the float32 recurrence's).
+TEST(ChunkedAccuracy, ProductionShapeEveryChunkSize) {
+  for (int c : schedules::kChunkSizes) {
+    const Options o = use_chunked(ChunkedSpec{128, 128, Schedule{c, 16}});
+    for (DecayRegime decay : kAllDecays) {
+      Problem p = make_problem(1, 1, 2048, 128, 128, {decay, BetaRegime::Uniform, true, 21});
+      const Accuracy a = measure(p, o);
+      EXPECT_LE(a.error, 1e-4) << "c" << c << " " << regime_name(decay);
+      EXPECT_LE(a.error, 8 * a.yardstick_error + 1e-6) << "c" << c << " " << regime_name(decay);
+      std::printf("[accuracy] K=V=128 T=2048 c%-3d %-9s error %.2e  float32 recurrence %.2e\n", c,
+                  regime_name(decay), a.error, a.yardstick_error);
+    }
+  }
+}
 
 // ---- edge cases at the default schedule ----------------------------------
 
