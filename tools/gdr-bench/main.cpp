@@ -158,7 +158,13 @@ std::string json_record(const Record& r) {
 int main(int argc, char** argv) {
   Config config = parse_args(argc, argv);
   gdr::tools::install_all_routes();
-  if (config.impls.empty()) config.impls = {"baseline-two-pass", "baseline-chunked"};
+  if (config.impls.empty()) {
+#ifdef GDR_HAVE_COMPILER
+    config.impls = {"chunked", "baseline-two-pass", "baseline-chunked"};
+#else
+    config.impls = {"baseline-two-pass", "baseline-chunked"};
+#endif
+  }
   std::vector<gdr::Route> routes;
   // "chunked@c32-w16" runs the chunked route with that schedule.
   std::vector<std::string> variants(config.impls.size());
