@@ -36,10 +36,11 @@ bool parse_schedule(const std::string& text, Schedule* schedule, std::string* er
 }
 
 Schedule default_schedule() {
-  // Measured 2026-11-29 on the Xeon (Ice Lake, AVX-512, FMA peak 196
-  // GFLOP/s per core), gdr-bench B=1 H=32 T=2048 K=V=128, 1 thread, median:
-  //   c16-w16 89.3 ms (49% of peak), c32-w16 103.0 ms, c64-w16 124.5 ms;
-  //   baseline-chunked 532.9 ms. Narrower vectors are slower at every C.
+  // Measured 2026-11-29 on the Ice Lake Xeon VM (AVX-512, FMA peak 193-196
+  // GFLOP/s per core), gdr-bench B=1 H=32 T=2048 K=V=128, 1 thread, medians:
+  //   c16-w16 87.7 ms (51% of peak, 6.0x baseline-chunked's 525.5 ms),
+  //   c32-w16 94-96 ms, c64-w16 122-124 ms, c128-w16 191 ms; w8 and w4 are
+  //   1.5x and 2.5x slower at every chunk size (docs/chunked-prefill.md).
   return Schedule{16, 16};
 }
 
