@@ -45,10 +45,10 @@ Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int ro
   const ColumnTile ct = column_tile(col_extent, width, vectors);
   const int rows = std::min(kTileRows, row_extent);
   // An output Func that only copies f is tiled itself; otherwise a wrapper
-  // at root, kept on the stack (no malloc per chunk).
+  // at root holds the result for the consumers.
   Func result = output.defined() ? output : f.in();
   Var co("co"), ro("ro"), ci("ci"), ri("ri"), cv("cv"), cl("cl");
-  if (!output.defined()) result.compute_root().store_in(MemoryType::Stack).bound(row, row_min, row_extent);
+  if (!output.defined()) result.compute_root().bound(row, row_min, row_extent);
   result.tile(col, row, co, ro, ci, ri, ct.tile, rows).reorder(ci, ri, co, ro);
   if (ct.vec > 1) result.split(ci, cv, cl, ct.vec).reorder(cl, cv, ri, co, ro).vectorize(cl).unroll(cv);
   result.unroll(ri);
