@@ -40,3 +40,10 @@ if(GDR_BUILD_COMPILER)
   gdr_require(GDR_LIT llvm-14-tools "lit (lit.py)")
   gdr_require(GDR_FILECHECK llvm-14-tools "FileCheck")
 endif()
+
+if(GDR_BUILD_COMPILER)
+  # Halide 14 loads its autoschedulers as plugins.
+  find_file(GDR_ADAMS2019_PLUGIN libautoschedule_adams2019.so
+    PATHS /usr/lib/x86_64-linux-gnu/halide14 /usr/lib/halide14 NO_DEFAULT_PATH)
+  gdr_require(GDR_ADAMS2019_PLUGIN libhalide14-0-dev "Halide's Adams2019 autoscheduler plugin")
+endif()

@@ -13,6 +13,7 @@ const std::pair<Route, const char*> kRouteNames[] = {
     {Route::Auto, "auto"},
     {Route::Recurrent, "recurrent"},
     {Route::Chunked, "chunked"},
+    {Route::ChunkedAutoschedule, "chunked-autoschedule"},
     {Route::Reference, "reference"},
     {Route::BaselineTwoPass, "baseline-two-pass"},
     {Route::BaselineChunked, "baseline-chunked"},

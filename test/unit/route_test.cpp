@@ -6,7 +6,8 @@ namespace gdr {
 namespace {
 
 TEST(Route, NamesRoundTrip) {
-  for (Route r : {Route::Auto, Route::Recurrent, Route::Chunked, Route::Reference,
+  for (Route r : {Route::Auto, Route::Recurrent, Route::Chunked,
+                  Route::ChunkedAutoschedule, Route::Reference,
                   Route::BaselineTwoPass, Route::BaselineChunked}) {
     Route parsed;
     ASSERT_TRUE(parse_route(route_name(r), &parsed)) << route_name(r);

@@ -19,6 +19,7 @@
 #include "gdr/runtime.h"
 #include "peak.h"
 #ifdef GDR_HAVE_COMPILER
+#include "gdr/compiler/chunked.h"
 #include "gdr/compiler/toolchain.h"
 #endif
 
@@ -34,6 +35,7 @@ struct Config {
   double seconds_per_case = 2.0;  // time budget for one case, all impls together
   int min_reps = 3, max_reps = 200;
   std::string json;
+  bool halide_profile = false;  // chunked@...: per-Func profile at exit
 };
 
 struct Record {
@@ -47,7 +49,9 @@ struct Record {
 const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
     "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
-    "implementations: every route gdr-run --route accepts, except auto\n";
+    "                 [--halide-profile 1: Halide's per-Func profile of chunked@...]\n"
+    "implementations: every route gdr-run --route accepts, except auto;\n"
+    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule\n";
 
 [[noreturn]] void die(const std::string& message) {
   std::fprintf(stderr, "gdr-bench: %s\n", message.c_str());
@@ -94,6 +98,7 @@ Config parse_args(int argc, char** argv) {
     else if (flag == "--threads") c.threads = parse_ints<int>(flag, value, 1);
     else if (flag == "--seconds") c.seconds_per_case = std::atof(value.c_str());
     else if (flag == "--json") c.json = value;
+    else if (flag == "--halide-profile") c.halide_profile = value == "1";
     else die("unknown argument " + flag + " (see --help)");
   }
   return c;
@@ -153,13 +158,55 @@ std::string json_record(const Record& r) {
 int main(int argc, char** argv) {
   Config config = parse_args(argc, argv);
   gdr::tools::install_all_routes();
-  if (config.impls.empty()) config.impls = {"baseline-two-pass", "baseline-chunked"};
+  if (config.impls.empty()) {
+#ifdef GDR_HAVE_COMPILER
+    config.impls = {"chunked", "baseline-two-pass", "baseline-chunked"};
+#else
+    config.impls = {"baseline-two-pass", "baseline-chunked"};
+#endif
+  }
   std::vector<gdr::Route> routes;
-  for (const std::string& name : config.impls) {
+  // "chunked@c32-w16" runs the chunked route with that schedule.
+  std::vector<std::string> variants(config.impls.size());
+  for (size_t i = 0; i < config.impls.size(); ++i) {
+    std::string name = config.impls[i];
+    if (size_t at = name.find('@'); at != std::string::npos) {
+      variants[i] = name.substr(at + 1);
+      name = name.substr(0, at);
+#ifdef GDR_HAVE_COMPILER
+      gdr::schedules::Schedule s;
+      std::string error;
+      if (name != "chunked" || !gdr::schedules::parse_schedule(variants[i], &s, &error))
+        die("--impl " + config.impls[i] + ": only chunked@<schedule> takes a schedule " + error);
+#else
+      die("--impl " + config.impls[i] + ": this build has no compiler");
+#endif
+    }
     gdr::Route r;
     if (!gdr::parse_route(name, &r) || r == gdr::Route::Auto) die("--impl: unknown implementation '" + name + "'");
     routes.push_back(r);
   }
+  // Points the chunked route at impl i's schedule (or the default).
+  auto select_variant = [&](size_t i) {
+#ifdef GDR_HAVE_COMPILER
+    if (routes[i] != gdr::Route::Chunked) return;
+    gdr::compiler::ChunkedSpec spec;
+    spec.profile = config.halide_profile;
+    if (!variants[i].empty()) {
+      std::string error;
+      gdr::schedules::parse_schedule(variants[i], &spec.schedule, &error);
+    }
+    gdr::set_route_runner(gdr::Route::Chunked, [spec](const gdr::Tensors& t, const gdr::Options& o) {
+      gdr::compiler::ChunkedSpec s = spec;
+      s.K = t.K;
+      s.V = t.V;
+      gdr::compiler::CompiledKernel c = gdr::compiler::compile_chunked(s);
+      return c.status ? gdr::execute(c.kernel, t, o) : c.status;
+    });
+#else
+    (void)i;
+#endif
+  };
 
 #ifdef GDR_HAVE_COMPILER
   const gdr::compiler::ToolchainInfo tc = gdr::compiler::probe_toolchain();
@@ -189,6 +236,7 @@ int main(int argc, char** argv) {
                          config.V};
           gdr::Options o;
           o.route = routes[i];
+          select_variant(i);
           o.threads = threads;
           auto start = Clock::now();
           gdr::Status s = gdr::run(t, o);
@@ -205,10 +253,14 @@ int main(int argc, char** argv) {
           if (rep + 1 >= config.min_reps && spent > config.seconds_per_case) break;
         }
         std::map<gdr::Route, double> medians;
-        for (size_t i = 0; i < n_impl; ++i) medians[routes[i]] = median(times[i]);
+        std::vector<double> impl_median(n_impl);
+        for (size_t i = 0; i < n_impl; ++i) {
+          impl_median[i] = median(times[i]);
+          medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
+        }
         for (size_t i = 0; i < n_impl; ++i) {
           Record r{config.impls[i], config.B, H, T, config.K, config.V, threads,
-                   medians[routes[i]], static_cast<int>(times[i].size())};
+                   impl_median[i], static_cast<int>(times[i].size())};
           records.push_back(r);
           const double gflops = flops(r) / r.median_ns;
           const double peak_t = threads >= 2 ? peak.fma_gflops_2t : peak.fma_gflops_1t;

@@ -15,7 +15,8 @@ namespace {
 const char kUsage[] =
     "usage: gdr-run --query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy\n"
     "               --initial-state s.npy --out out.npy --final-state fs.npy\n"
-    "               [--route auto|recurrent|chunked|reference|baseline-two-pass|baseline-chunked]\n"
+    "               [--route auto|recurrent|chunked|chunked-autoschedule|reference|\n"
+    "                        baseline-two-pass|baseline-chunked]\n"
     "               [--threads N]\n";
 
 int fail(const std::string& message) {

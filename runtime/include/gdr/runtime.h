@@ -16,7 +16,8 @@ namespace gdr {
 enum class Route {
   Auto,             // the best available for the shape
   Recurrent,        // generated fused recurrence (decode, short T)
-  Chunked,          // generated chunked WY prefill
+  Chunked,          // generated chunked WY prefill, best hand schedule
+  ChunkedAutoschedule,  // the same algorithm scheduled by Halide's Adams2019
   Reference,        // float32 token-by-token recurrence, contract loop order
   BaselineTwoPass,  // baseline: ExecuTorch-style two-pass decode, one thread
   BaselineChunked,  // baseline: ExecuTorch-style chunked WY, C = 32
@@ -49,7 +50,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options,
                ThreadPool& pool = ThreadPool::shared());
 
 // Runs the op with options.route. Reference and baseline routes are built
-// in; generated routes (Auto, Recurrent, Chunked) need a runner installed by
+// in; generated routes (Auto, Recurrent, Chunked, ChunkedAutoschedule) need a runner installed by
 // the compiler library; without one Auto runs Reference.
 Status run(const Tensors& t, const Options& options = {});
 

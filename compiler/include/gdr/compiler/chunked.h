@@ -1,0 +1,53 @@
+// The chunked WY prefill: compile a Halide pipeline for (K, V, schedule) in
+// process (JIT, cached) or ahead of time to an object and header, and install
+// it as the Chunked and ChunkedAutoschedule routes of gdr::run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gdr/runtime.h"
+#include "gdr/schedules/schedule.h"
+
+namespace gdr::compiler {
+
+enum class Scheduler { Hand, Adams2019 };
+
+struct ChunkedSpec {
+  int64_t K = 128, V = 128;
+  schedules::Schedule schedule = schedules::default_schedule();
+  Scheduler scheduler = Scheduler::Hand;
+  bool profile = false;  // JIT only: Halide's per-Func profiler, report at exit
+};
+
+// "gdr_chunked_f32_k128_v128__c64_w16" (+ "_adams2019"): the whole variant.
+std::string chunked_kernel_name(const ChunkedSpec& spec);
+
+struct CompiledKernel {
+  Status status = Status::ok();
+  Kernel kernel;  // valid when status is ok
+};
+
+// JIT-compiles the kernel for the host, once per spec per process: later
+// calls (from any thread) return the cached kernel. Threads that ask for the
+// same spec while it compiles wait for that one compilation.
+CompiledKernel compile_chunked(const ChunkedSpec& spec);
+inline CompiledKernel compile_chunked(int64_t K, int64_t V, const schedules::Schedule& s) {
+  return compile_chunked(ChunkedSpec{K, V, s, Scheduler::Hand});
+}
+
+// AOT: writes <path_prefix>.o and <path_prefix>.h holding the Halide function
+// `function_name` for `target` ("host" or a Halide target string such as
+// "x86-64-linux-avx2-fma"), built without a Halide runtime (link exactly one
+// object from compile_halide_runtime into the program).
+// With `with_assembly`, also <path_prefix>.s.
+Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target,
+                                const std::string& path_prefix, const std::string& function_name,
+                                bool with_assembly = false);
+Status compile_halide_runtime(const std::string& target, const std::string& object_path);
+
+// Installs Route::Chunked (default hand schedule) and
+// Route::ChunkedAutoschedule into gdr::run.
+void install_chunked_routes();
+
+}  // namespace gdr::compiler

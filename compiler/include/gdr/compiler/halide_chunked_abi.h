@@ -1,0 +1,38 @@
+// The bridge from the runtime's kernel ABI (gdr_kernel_args: heads, column
+// range, scratch) to a Halide chunked pipeline, JIT or AOT. It needs only
+// HalideRuntime.h, so an AOT user links it with the generated object and the
+// one Halide runtime object, without the Halide compiler.
+#pragma once
+
+#include <HalideRuntime.h>
+
+#include <cstdint>
+
+#include "gdr/kernel_abi.h"
+
+namespace gdr::compiler {
+
+// The signature Halide gives the chunked pipeline (argument order of
+// ChunkedAlgorithm::arguments(), then the outputs out and state_out).
+using HalideChunkedFn = int (*)(halide_buffer_t* query, halide_buffer_t* key,
+                                halide_buffer_t* value, halide_buffer_t* decay,
+                                halide_buffer_t* beta, halide_buffer_t* state_in,
+                                halide_buffer_t* out, halide_buffer_t* state_out);
+
+// Runs `fn` (built for chunk size `chunk`) over the heads and columns of `a`,
+// one call per chunk, carrying the state through final_state and one K x V
+// scratch buffer so that the last chunk writes final_state. Returns 0 or
+// Halide's error code.
+int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk);
+
+// Scratch floats run_halide_chunked needs per worker.
+inline int64_t halide_chunked_scratch_floats(int64_t /*T*/, int64_t K, int64_t V) { return K * V; }
+
+}  // namespace gdr::compiler
+
+// Defines `int32_t name(const gdr_kernel_args*)` for an AOT-compiled
+// pipeline `halide_fn` with chunk size `chunk`.
+#define GDR_DEFINE_HALIDE_CHUNKED_KERNEL(name, halide_fn, chunk)               \
+  extern "C" int32_t name(const gdr_kernel_args* a) {                         \
+    return gdr::compiler::run_halide_chunked(a, &halide_fn, chunk);           \
+  }

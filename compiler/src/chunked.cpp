@@ -1,0 +1,214 @@
+#include "gdr/compiler/chunked.h"
+
+#include <Halide.h>
+
+#include <array>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include "gdr/compiler/halide_chunked_abi.h"
+#include "gdr/schedules/chunked_algorithm.h"
+#include "gdr/schedules/chunked_schedule.h"
+
+namespace gdr::compiler {
+namespace {
+
+// Builds the algorithm and applies the spec's schedule.
+Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
+                      schedules::ChunkedAlgorithm& alg) {
+  if (std::string why = spec.schedule.check(); !why.empty()) return Status::error(why);
+  if (spec.K <= 0 || spec.V <= 0 || spec.K > (1 << 20) || spec.V > (1 << 20))
+    return Status::error("chunked kernel: K and V must be in [1, 2^20], got K=" +
+                         std::to_string(spec.K) + ", V=" + std::to_string(spec.V));
+  schedules::define_chunked_algorithm(alg, static_cast<int>(spec.K), static_cast<int>(spec.V),
+                                      spec.schedule.chunk);
+  if (spec.scheduler == Scheduler::Hand) {
+    schedules::apply_hand_schedule(alg, spec.schedule);
+    return Status::ok();
+  }
+  std::string error = schedules::apply_autoschedule(alg, target, GDR_ADAMS2019_PLUGIN);
+  return error.empty() ? Status::ok() : Status::error(error);
+}
+
+Status parse_target(const std::string& name, Halide::Target* target) {
+  if (name == "host") {
+    *target = Halide::get_host_target();
+    return Status::ok();
+  }
+  if (!Halide::Target::validate_target_string(name))
+    return Status::error("unknown Halide target '" + name + "'");
+  *target = Halide::Target(name);
+  return Status::ok();
+}
+
+// JIT kernels get a plain C entry point from a fixed table of trampolines,
+// each bound to one slot (the kernel ABI has no context pointer).
+constexpr int kSlots = 64;
+struct Slot {
+  HalideChunkedFn fn = nullptr;
+  int64_t chunk = 0;
+};
+std::array<Slot, kSlots> g_slots;
+
+template <int N>
+int32_t slot_entry(const gdr_kernel_args* a) {
+  return run_halide_chunked(a, g_slots[N].fn, g_slots[N].chunk);
+}
+template <int... N>
+constexpr std::array<gdr_kernel_fn, kSlots> make_entries(std::integer_sequence<int, N...>) {
+  return {&slot_entry<N>...};
+}
+constexpr std::array<gdr_kernel_fn, kSlots> kEntries =
+    make_entries(std::make_integer_sequence<int, kSlots>());
+
+struct CacheKey {
+  int64_t K, V;
+  schedules::Schedule schedule;
+  Scheduler scheduler;
+  bool profile;
+  bool operator<(const CacheKey& o) const {
+    return std::tie(K, V, schedule, scheduler, profile) <
+           std::tie(o.K, o.V, o.schedule, o.scheduler, o.profile);
+  }
+};
+
+struct Cache {
+  std::mutex mutex;
+  std::map<CacheKey, std::shared_future<CompiledKernel>> entries;
+  // Keeps the JIT code alive for the life of the process.
+  std::vector<std::unique_ptr<Halide::Internal::JITModule>> modules;
+  int used_slots = 0;
+};
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: kernels may run until exit
+  return *c;
+}
+
+CompiledKernel jit_compile(const ChunkedSpec& spec) {
+  CompiledKernel result;
+  try {
+    Halide::Target target = Halide::get_host_target().with_feature(Halide::Target::JIT);
+    if (spec.profile) target = target.with_feature(Halide::Target::Profile);
+    schedules::ChunkedAlgorithm alg;
+    if (Status s = build_pipeline(spec, target, alg); !s) return {s, {}};
+    const std::string name = chunked_kernel_name(spec);
+    Halide::Module module = alg.pipeline().compile_to_module(alg.arguments(), name, target);
+    auto jit = std::make_unique<Halide::Internal::JITModule>(module,
+                                                            module.get_function_by_name(name));
+    auto fn = reinterpret_cast<HalideChunkedFn>(jit->main_function());
+    if (spec.profile) {
+      // Halide's sampling profiler reports per Func when the process exits.
+      static void* report = jit->find_symbol_by_name("halide_profiler_report").address;
+      if (report) std::atexit([] { reinterpret_cast<void (*)(void*)>(report)(nullptr); });
+    }
+    if (!fn) return {Status::error("Halide JIT produced no entry point for " + name), {}};
+
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    if (cache().used_slots == kSlots)
+      return {Status::error("too many chunked kernels in one process (" + std::to_string(kSlots) +
+                            ")"),
+              {}};
+    const int slot = cache().used_slots++;
+    g_slots[slot] = Slot{fn, spec.schedule.chunk};
+    cache().modules.push_back(std::move(jit));
+
+    Kernel& k = result.kernel;
+    k.name = name;
+    k.fn = kEntries[slot];
+    k.K = spec.K;
+    k.V = spec.V;
+    k.column_align = schedules::chunked_column_align(static_cast<int>(spec.V), spec.schedule);
+    k.scratch_floats = halide_chunked_scratch_floats;
+  } catch (const Halide::Error& e) {
+    return {Status::error(std::string("Halide failed to compile ") + chunked_kernel_name(spec) +
+                          ": " + e.what()),
+            {}};
+  }
+  return result;
+}
+
+Status run_route(const Tensors& t, const Options& o, Scheduler scheduler) {
+  if (Status s = validate(t); !s) return s;
+  ChunkedSpec spec;
+  spec.K = t.K;
+  spec.V = t.V;
+  spec.scheduler = scheduler;
+  CompiledKernel c = compile_chunked(spec);
+  if (!c.status) return c.status;
+  return execute(c.kernel, t, o);
+}
+
+}  // namespace
+
+std::string chunked_kernel_name(const ChunkedSpec& spec) {
+  return "gdr_chunked_f32_k" + std::to_string(spec.K) + "_v" + std::to_string(spec.V) + "__c" +
+         std::to_string(spec.schedule.chunk) + "_w" + std::to_string(spec.schedule.vector_width) +
+         (spec.scheduler == Scheduler::Adams2019 ? "_adams2019" : "");
+}
+
+CompiledKernel compile_chunked(const ChunkedSpec& spec) {
+  const CacheKey key{spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile};
+  std::promise<CompiledKernel> promise;
+  std::shared_future<CompiledKernel> future;
+  bool compile_here = false;
+  {
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    auto it = cache().entries.find(key);
+    if (it == cache().entries.end()) {
+      future = promise.get_future().share();
+      cache().entries.emplace(key, future);
+      compile_here = true;
+    } else {
+      future = it->second;
+    }
+  }
+  if (compile_here) promise.set_value(jit_compile(spec));
+  return future.get();
+}
+
+Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target_name,
+                                const std::string& path_prefix, const std::string& function_name,
+                                bool with_assembly) {
+  try {
+    Halide::Target target;
+    if (Status s = parse_target(target_name, &target); !s) return s;
+    target = target.with_feature(Halide::Target::NoRuntime);
+    schedules::ChunkedAlgorithm alg;
+    if (Status s = build_pipeline(spec, target, alg); !s) return s;
+    std::map<Halide::OutputFileType, std::string> files = {
+        {Halide::OutputFileType::object, path_prefix + ".o"},
+        {Halide::OutputFileType::c_header, path_prefix + ".h"}};
+    if (with_assembly) files[Halide::OutputFileType::assembly] = path_prefix + ".s";
+    alg.pipeline().compile_to(files, alg.arguments(), function_name, target);
+  } catch (const Halide::Error& e) {
+    return Status::error("Halide failed to compile " + function_name + ": " + e.what());
+  }
+  return Status::ok();
+}
+
+Status compile_halide_runtime(const std::string& target_name, const std::string& object_path) {
+  try {
+    Halide::Target target;
+    if (Status s = parse_target(target_name, &target); !s) return s;
+    Halide::compile_standalone_runtime(object_path, target);
+  } catch (const Halide::Error& e) {
+    return Status::error(std::string("Halide failed to compile its runtime: ") + e.what());
+  }
+  return Status::ok();
+}
+
+void install_chunked_routes() {
+  set_route_runner(Route::Chunked, [](const Tensors& t, const Options& o) {
+    return run_route(t, o, Scheduler::Hand);
+  });
+  set_route_runner(Route::ChunkedAutoschedule, [](const Tensors& t, const Options& o) {
+    return run_route(t, o, Scheduler::Adams2019);
+  });
+}
+
+}  // namespace gdr::compiler

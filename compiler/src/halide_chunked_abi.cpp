@@ -1,0 +1,58 @@
+#include "gdr/compiler/halide_chunked_abi.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gdr::compiler {
+namespace {
+
+// A dense float buffer of up to two dimensions; `host` points at the element
+// at the mins, as Halide expects.
+struct View {
+  halide_dimension_t dim[2];
+  halide_buffer_t buf;
+  View(const float* host, int dims, int32_t min0, int32_t extent0, int32_t extent1,
+       int32_t stride1) {
+    dim[0] = halide_dimension_t(min0, extent0, 1);
+    dim[1] = halide_dimension_t(0, extent1, stride1);
+    std::memset(&buf, 0, sizeof buf);
+    buf.host = reinterpret_cast<uint8_t*>(const_cast<float*>(host));
+    buf.type = halide_type_t(halide_type_float, 32);
+    buf.dimensions = dims;
+    buf.dim = dim;
+  }
+};
+
+}  // namespace
+
+int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk) {
+  const int64_t T = a->T, K = a->K, V = a->V, v0 = a->v_begin, width = a->v_end - a->v_begin;
+  const int64_t chunks = (T + chunk - 1) / chunk;
+  for (int64_t bh = a->bh_begin; bh < a->bh_end; ++bh) {
+    const float* s0 = a->initial_state + bh * K * V;
+    float* final_state = a->final_state + bh * K * V;
+    if (chunks == 0) {
+      for (int64_t r = 0; r < K; ++r)
+        std::memcpy(final_state + r * V + v0, s0 + r * V + v0, width * sizeof(float));
+      continue;
+    }
+    // States alternate between final_state and scratch, ending in final_state.
+    const float* state_in = s0;
+    for (int64_t n = 0; n < chunks; ++n) {
+      float* state_out = (chunks - 1 - n) % 2 == 0 ? final_state : a->scratch;
+      const int64_t t0 = n * chunk, L = std::min(chunk, T - t0);
+      const int64_t tok = bh * T + t0;
+      View q(a->query + tok * K, 2, 0, K, L, K), k(a->key + tok * K, 2, 0, K, L, K),
+          d(a->decay + tok * K, 2, 0, K, L, K), v(a->value + tok * V, 2, 0, V, L, V),
+          beta(a->beta + tok, 1, 0, L, 1, 0), s_in(state_in, 2, 0, V, K, V),
+          out(a->out + tok * V + v0, 2, v0, width, L, V),
+          s_out(state_out + v0, 2, v0, width, K, V);
+      if (int err = fn(&q.buf, &k.buf, &v.buf, &d.buf, &beta.buf, &s_in.buf, &out.buf, &s_out.buf))
+        return err;
+      state_in = state_out;
+    }
+  }
+  return 0;
+}
+
+}  // namespace gdr::compiler

@@ -1,0 +1,47 @@
+#include "gdr/schedules/schedule.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+
+namespace gdr::schedules {
+
+std::string Schedule::check() const {
+  if (std::find(std::begin(kChunkSizes), std::end(kChunkSizes), chunk) == std::end(kChunkSizes))
+    return "chunk must be 16, 32, 64 or 128, got " + std::to_string(chunk);
+  if (std::find(std::begin(kVectorWidths), std::end(kVectorWidths), vector_width) ==
+      std::end(kVectorWidths))
+    return "vector width must be 4, 8 or 16, got " + std::to_string(vector_width);
+  return "";
+}
+
+std::string Schedule::str() const {
+  return "c" + std::to_string(chunk) + "-w" + std::to_string(vector_width);
+}
+
+bool parse_schedule(const std::string& text, Schedule* schedule, std::string* error) {
+  Schedule s;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "c%d-w%d%n", &s.chunk, &s.vector_width, &used) != 2 ||
+      used != static_cast<int>(text.size())) {
+    *error = "schedule '" + text + "' is not of the form c<chunk>-w<vector width>, e.g. c64-w16";
+    return false;
+  }
+  if (std::string why = s.check(); !why.empty()) {
+    *error = "schedule '" + text + "': " + why;
+    return false;
+  }
+  *schedule = s;
+  return true;
+}
+
+Schedule default_schedule() {
+  // Measured 2026-11-29 on the Ice Lake Xeon VM (AVX-512, FMA peak 193-196
+  // GFLOP/s per core), gdr-bench B=1 H=32 T=2048 K=V=128, 1 thread, medians:
+  //   c16-w16 87.7 ms (51% of peak, 6.0x baseline-chunked's 525.5 ms),
+  //   c32-w16 94-96 ms, c64-w16 122-124 ms, c128-w16 191 ms; w8 and w4 are
+  //   1.5x and 2.5x slower at every chunk size (docs/chunked-prefill.md).
+  return Schedule{16, 16};
+}
+
+}  // namespace gdr::schedules

@@ -1,0 +1,53 @@
+// The AOT build (object + header from gdr-compile, linked with one Halide
+// runtime object) against the JIT build of the same schedule: same code, so
+// the same bits; and both within the contract.
+#include <gtest/gtest.h>
+
+#include "chunked_k24_v40_c32_w8.h"
+#include "chunked_route.h"
+#include "gdr/compiler/halide_chunked_abi.h"
+#include "gdr/schedules/chunked_schedule.h"
+
+GDR_DEFINE_HALIDE_CHUNKED_KERNEL(gdr_aot_entry, gdr_aot_chunked_k24_v40_c32_w8, 32)
+
+namespace gdr::test {
+namespace {
+
+const schedules::Schedule kSchedule{32, 8};
+
+Kernel aot_kernel() {
+  Kernel k;
+  k.name = "aot c32-w8";
+  k.fn = gdr_aot_entry;
+  k.K = 24;
+  k.V = 40;
+  k.column_align = schedules::chunked_column_align(40, kSchedule);
+  k.scratch_floats = compiler::halide_chunked_scratch_floats;
+  return k;
+}
+
+TEST(ChunkedAot, SameBitsAsJitAndWithinContract) {
+  compiler::CompiledKernel jit = compiler::compile_chunked(24, 40, kSchedule);
+  ASSERT_TRUE(jit.status) << jit.status.message();
+  for (DecayRegime d : {DecayRegime::Uniform, DecayRegime::Zeros, DecayRegime::Strong}) {
+    Problem a = make_problem(2, 2, 101, 24, 40, {d, BetaRegime::Uniform, true, 11});
+    Problem b = a;
+    Options o;
+    o.threads = 2;
+    ASSERT_TRUE(execute(aot_kernel(), a.tensors(), o));
+    ASSERT_TRUE(execute(jit.kernel, b.tensors(), o));
+    EXPECT_EQ(a.out, b.out) << regime_name(d);
+    EXPECT_EQ(a.final_state, b.final_state) << regime_name(d);
+    EXPECT_LE(relative_error(a, reference_f64(a)), 1e-4) << regime_name(d);
+  }
+}
+
+TEST(ChunkedAot, RejectsTheWrongHeadSize) {
+  Problem p = make_problem(1, 1, 10, 16, 40);
+  Status s = execute(aot_kernel(), p.tensors(), Options{});
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("K=24"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace gdr::test

@@ -1,0 +1,172 @@
+// The Halide chunked prefill against the float64 recurrence: every chunk
+// size x vector width, ragged chunks, decay and beta edge cases, odd and
+// unequal K and V, column splits and sequences split across calls.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "chunked_route.h"
+
+namespace gdr::test {
+namespace {
+
+using compiler::ChunkedSpec;
+using schedules::Schedule;
+
+const DecayRegime kAllDecays[] = {DecayRegime::Uniform, DecayRegime::NearOne, DecayRegime::Zeros,
+                                  DecayRegime::One, DecayRegime::Strong};
+
+// ---- every schedule ------------------------------------------------------
+
+class ChunkedSchedule : public ::testing::TestWithParam<Schedule> {};
+
+// T around the chunk boundaries and long enough for many chunks; K != V.
+TEST_P(ChunkedSchedule, MatchesFloat64AcrossChunkBoundaries) {
+  const Schedule s = GetParam();
+  const int64_t C = s.chunk;
+  const Options o = use_chunked(ChunkedSpec{24, 40, s});
+  for (int64_t T : {int64_t{1}, int64_t{2}, C - 1, C, C + 1, 3 * C + 5, int64_t{1000}})
+    for (DecayRegime decay : kAllDecays) {
+      Problem p = make_problem(1, 2, T, 24, 40, {decay, BetaRegime::Uniform, true, uint64_t(T)});
+      const Accuracy a = measure(p, o);
+      EXPECT_LE(a.error, 1e-4) << s.str() << " T=" << T << " " << regime_name(decay);
+      EXPECT_LE(a.error, 8 * a.yardstick_error + 1e-6)
+          << s.str() << " T=" << T << " " << regime_name(decay) << " yardstick "
+          << a.yardstick_error;
+      if (T == 1000)
+        std::printf("[accuracy] %-8s T=%-5lld %-9s error %.2e  float32 recurrence %.2e\n",
+                    s.str().c_str(), (long long)T, regime_name(decay), a.error,
+                    a.yardstick_error);
+    }
+}
+
+std::vector<Schedule> all_schedules() {
+  std::vector<Schedule> out;
+  for (int c : schedules::kChunkSizes)
+    for (int w : schedules::kVectorWidths) out.push_back(Schedule{c, w});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKnobs, ChunkedSchedule, ::testing::ValuesIn(all_schedules()),
+                         [](const auto& info) {
+                           return "c" + std::to_string(info.param.chunk) + "_w" +
+                                  std::to_string(info.param.vector_width);
+                         });
+
+// The production head size over a long prompt, every chunk size and decay
+// regime; prints the accuracy table (error vs the float32 recurrence's).
+TEST(ChunkedAccuracy, ProductionShapeEveryChunkSize) {
+  for (int c : schedules::kChunkSizes) {
+    const Options o = use_chunked(ChunkedSpec{128, 128, Schedule{c, 16}});
+    for (DecayRegime decay : kAllDecays) {
+      Problem p = make_problem(1, 1, 2048, 128, 128, {decay, BetaRegime::Uniform, true, 21});
+      const Accuracy a = measure(p, o);
+      EXPECT_LE(a.error, 1e-4) << "c" << c << " " << regime_name(decay);
+      EXPECT_LE(a.error, 8 * a.yardstick_error + 1e-6) << "c" << c << " " << regime_name(decay);
+      std::printf("[accuracy] K=V=128 T=2048 c%-3d %-9s error %.2e  float32 recurrence %.2e\n", c,
+                  regime_name(decay), a.error, a.yardstick_error);
+    }
+  }
+}
+
+// ---- edge cases at the default schedule ----------------------------------
+
+struct EdgeCase {
+  int64_t K, V, T;
+  DecayRegime decay;
+  BetaRegime beta;
+};
+
+class ChunkedEdgeCase : public ::testing::TestWithParam<EdgeCase> {};
+
+TEST_P(ChunkedEdgeCase, MatchesFloat64) {
+  const EdgeCase c = GetParam();
+  const Options o = use_chunked(ChunkedSpec{c.K, c.V, schedules::default_schedule()});
+  Problem p = make_problem(2, 2, c.T, c.K, c.V, {c.decay, c.beta, true, 7});
+  expect_within_contract(p, o);
+}
+
+std::vector<EdgeCase> edge_cases() {
+  std::vector<EdgeCase> out;
+  for (DecayRegime d : kAllDecays)
+    for (BetaRegime b : {BetaRegime::Uniform, BetaRegime::Zero, BetaRegime::One}) {
+      out.push_back({9, 13, 150, d, b});     // odd K and V, smaller than a vector
+      out.push_back({128, 128, 300, d, b});  // the production head size
+    }
+  out.push_back({33, 7, 77, DecayRegime::Zeros, BetaRegime::Uniform});
+  out.push_back({5, 70, 64, DecayRegime::Strong, BetaRegime::One});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(DecayBetaShapes, ChunkedEdgeCase, ::testing::ValuesIn(edge_cases()));
+
+// ---- the runtime's splits ------------------------------------------------
+
+TEST(ChunkedSplits, SequenceSplitAcrossCallsMatchesOneCall) {
+  const Options o = use_chunked(ChunkedSpec{32, 48, Schedule{32, 8}});
+  for (DecayRegime d : {DecayRegime::NearOne, DecayRegime::Zeros}) {
+    Problem p = make_problem(1, 3, 200, 32, 48, {d, BetaRegime::Uniform, true, 3});
+    EXPECT_LE(split_sequence_error(p, {1, 31, 32, 97, 150}, o), 1e-4) << regime_name(d);
+  }
+}
+
+TEST(ChunkedSplits, ColumnPartsGiveTheSameResult) {
+  // V = 128 at c64-w16 splits into two 64-column parts.
+  Options o = use_chunked(ChunkedSpec{128, 128, Schedule{64, 16}}, 2);
+  Problem whole = make_problem(1, 1, 200, 128, 128, {DecayRegime::Zeros, BetaRegime::Uniform, true, 5});
+  Problem split = whole;
+  o.column_parts = 1;
+  ASSERT_TRUE(run(whole.tensors(), o));
+  o.column_parts = 2;
+  ASSERT_TRUE(run(split.tensors(), o));
+  EXPECT_EQ(whole.out, split.out);
+  EXPECT_EQ(whole.final_state, split.final_state);
+  expect_within_contract(split, o);
+}
+
+TEST(ChunkedSplits, EmptySequenceCopiesTheState) {
+  const Options o = use_chunked(ChunkedSpec{16, 16, Schedule{16, 4}});
+  Problem p = make_problem(1, 2, 0, 16, 16);
+  ASSERT_TRUE(run(p.tensors(), o));
+  EXPECT_EQ(p.final_state, p.initial_state);
+}
+
+// ---- NaN in, NaN out; never NaN from legal inputs -------------------------
+
+// A NaN at token t reaches every later output of its column, as in the
+// recurrence. Inside t's own chunk it may also reach the earlier rows (the
+// chunk's products multiply it by exact zeros above the diagonal), but
+// never an earlier chunk nor another column.
+TEST(ChunkedSpecialValues, NanInValuePropagatesToLaterOutputs) {
+  const Options o = use_chunked(ChunkedSpec{16, 16, Schedule{16, 4}});
+  Problem p = make_problem(1, 1, 40, 16, 16, {DecayRegime::NearOne, BetaRegime::One, true, 2});
+  p.value[20 * 16 + 3] = NAN;  // token 20 (chunk 1), column 3
+  ASSERT_TRUE(run(p.tensors(), o));
+  EXPECT_FALSE(std::isnan(p.out[15 * 16 + 3]));  // chunk 0: untouched
+  EXPECT_TRUE(std::isnan(p.out[20 * 16 + 3]));
+  EXPECT_TRUE(std::isnan(p.out[39 * 16 + 3]));
+  EXPECT_FALSE(std::isnan(p.out[39 * 16 + 4]));  // other columns are independent
+}
+
+TEST(ChunkedSpecialValues, AllZeroDecayIsAResetEveryToken) {
+  const Options o = use_chunked(ChunkedSpec{16, 16, Schedule{32, 8}});
+  Problem p = make_problem(1, 1, 70, 16, 16, {DecayRegime::Uniform, BetaRegime::Uniform, true, 4});
+  std::fill(p.decay.begin(), p.decay.end(), 0.f);
+  expect_within_contract(p, o);
+}
+
+// ---- the Adams2019 build of the same algorithm ---------------------------
+
+TEST(ChunkedAutoschedule, MatchesFloat64) {
+  Options o;
+  o.route = Route::ChunkedAutoschedule;
+  compiler::install_chunked_routes();
+  for (DecayRegime d : {DecayRegime::Uniform, DecayRegime::Zeros, DecayRegime::Strong}) {
+    Problem p = make_problem(1, 2, 150, 128, 128, {d, BetaRegime::Uniform, true, 8});
+    expect_within_contract(p, o, regime_name(d));
+  }
+}
+
+}  // namespace
+}  // namespace gdr::test

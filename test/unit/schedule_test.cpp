@@ -1,0 +1,42 @@
+#include <gtest/gtest.h>
+
+#include "gdr/schedules/schedule.h"
+
+namespace gdr::schedules {
+namespace {
+
+TEST(Schedule, TextRoundTripsForEveryKnobValue) {
+  for (int c : kChunkSizes)
+    for (int w : kVectorWidths) {
+      const Schedule s{c, w};
+      EXPECT_EQ(s.check(), "");
+      Schedule parsed;
+      std::string error;
+      ASSERT_TRUE(parse_schedule(s.str(), &parsed, &error)) << error;
+      EXPECT_EQ(parsed, s);
+    }
+  EXPECT_EQ((Schedule{64, 16}.str()), "c64-w16");
+}
+
+TEST(Schedule, RejectsOutOfRangeKnobsAndBadText) {
+  struct Bad {
+    const char* text;
+    const char* must_mention;
+  } cases[] = {{"c48-w16", "chunk must be 16, 32, 64 or 128, got 48"},
+               {"c64-w32", "vector width must be 4, 8 or 16, got 32"},
+               {"c64", "not of the form"},
+               {"c64-w16x", "not of the form"},
+               {"", "not of the form"}};
+  for (const Bad& c : cases) {
+    Schedule s;
+    std::string error;
+    EXPECT_FALSE(parse_schedule(c.text, &s, &error)) << c.text;
+    EXPECT_NE(error.find(c.must_mention), std::string::npos) << c.text << ": " << error;
+  }
+  EXPECT_NE((Schedule{8, 16}.check()), "");
+}
+
+TEST(Schedule, DefaultIsInRange) { EXPECT_EQ(default_schedule().check(), ""); }
+
+}  // namespace
+}  // namespace gdr::schedules
