@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
   gdr::tools::install_all_routes();
   if (config.impls.empty()) {
 #ifdef GDR_HAVE_COMPILER
-    config.impls = {"chunked", "baseline-two-pass", "baseline-chunked"};
+    config.impls = {"recurrent", "chunked", "baseline-two-pass", "baseline-chunked"};
 #else
     config.impls = {"baseline-two-pass", "baseline-chunked"};
 #endif
