@@ -3,18 +3,19 @@
 # the test command):  python3 test/tools/check_with_numpy.py build/tools/gdr-run auto,chunked
 # Exits non-zero if any route misses the contract's 1e-4 bar.
 import numpy as np, subprocess, sys, os, tempfile
-os.chdir(tempfile.mkdtemp())
 failed = False
-exe = sys.argv[1]
+exe = os.path.abspath(sys.argv[1])
+os.chdir(tempfile.mkdtemp())
 routes = sys.argv[2].split(",")
 rng = np.random.default_rng(2026)
-for (B, H, T, K, V, dreg) in [(2, 3, 77, 20, 36, "u"), (1, 5, 200, 48, 24, "near"), (3, 1, 9, 7, 5, "zeros")]:
+for (B, H, T, K, V, dreg) in [(2, 3, 77, 20, 36, "u"), (1, 5, 200, 48, 24, "near"), (3, 1, 9, 7, 5, "zeros"), (1, 2, 150, 40, 24, "zeros"), (1, 3, 70, 33, 65, "e^-5")]:
     def nrm(x): return x / np.linalg.norm(x, axis=-1, keepdims=True)
     q = nrm(rng.standard_normal((B, H, T, K))).astype(np.float32)
     k = nrm(rng.standard_normal((B, H, T, K))).astype(np.float32)
     v = rng.standard_normal((B, H, T, V)).astype(np.float32)
     d = rng.uniform(0, 1, (B, H, T, K)) if dreg != "near" else rng.uniform(0.9, 1, (B, H, T, K))
     if dreg == "zeros": d[rng.uniform(size=d.shape) < 0.2] = 0
+    if dreg == "e^-5": d = np.full(d.shape, np.exp(-5.0))
     d = d.astype(np.float32)
     b = rng.uniform(0, 1, (B, H, T)).astype(np.float32)
     s0 = rng.standard_normal((B, H, K, V)).astype(np.float32)
