@@ -81,7 +81,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   const int64_t scratch_floats = kernel.scratch_floats ? kernel.scratch_floats(t.T, t.K, t.V) : 0;
 
   std::atomic<int32_t> failure{0};
-  pool.parallel_for(heads * parts, threads, [&](int64_t task, int worker) {
+  const bool ran = pool.parallel_for(heads * parts, threads, scratch_floats,
+                                     [&](int64_t task, int, float* scratch) {
     gdr_kernel_args a{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
                       t.final_state, t.T, t.K, t.V, 0, 0, 0, 0, nullptr, 0};
     a.bh_begin = task / parts;
@@ -90,19 +91,18 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
                  &a.v_end);
     if (a.v_begin == a.v_end) return;
     if (scratch_floats > 0) {
-      a.scratch = pool.scratch(worker, scratch_floats);
+      a.scratch = scratch;
       a.scratch_floats = scratch_floats;
-      if (!a.scratch) {
-        failure.store(-1);
-        return;
-      }
     }
     if (int32_t code = kernel.fn(&a); code != 0) failure.store(code);
   });
+  // Scratch is reserved before any task runs, so this failure writes nothing.
+  if (!ran)
+    return Status::error("out of memory: kernel " + kernel.name + " needs " +
+                         std::to_string(scratch_floats) + " floats of scratch per worker");
+  // A kernel refuses only arguments the runtime should have caught: a bug.
   if (int32_t code = failure.load(); code != 0)
-    return Status::error(code == -1 ? "out of memory for kernel scratch"
-                                    : "kernel " + kernel.name + " failed with code " +
-                                          std::to_string(code));
+    return Status::error("kernel " + kernel.name + " failed with code " + std::to_string(code));
   return Status::ok();
 }
 

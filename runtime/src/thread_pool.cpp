@@ -1,6 +1,7 @@
 #include "gdr/thread_pool.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 namespace gdr {
@@ -27,7 +28,7 @@ void ThreadPool::run_tasks(int worker) {
   for (;;) {
     int64_t i = next_.fetch_add(1, std::memory_order_relaxed);
     if (i >= job_size_) return;
-    (*job_)(i, worker);
+    (*job_)(i, worker, scratch_[worker].data.get());
   }
 }
 
@@ -49,16 +50,18 @@ void ThreadPool::worker_loop(int worker) {
   }
 }
 
-void ThreadPool::parallel_for(int64_t n, int max_workers,
-                              const std::function<void(int64_t, int)>& task) {
-  if (n <= 0) return;
+bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats,
+                              const Task& task) {
+  if (n <= 0) return true;
   int workers = max_workers <= 0 ? size() : std::min(max_workers, size());
   workers = static_cast<int>(std::min<int64_t>(workers, n));
   // Serialised even on one worker: two callers would share worker 0's scratch.
   std::lock_guard<std::mutex> call(call_mutex_);
+  for (int w = 0; w < workers; ++w)
+    if (!reserve(scratch_[w], scratch_floats)) return false;
   if (workers == 1) {
-    for (int64_t i = 0; i < n; ++i) task(i, 0);
-    return;
+    for (int64_t i = 0; i < n; ++i) task(i, 0, scratch_[0].data.get());
+    return true;
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -74,16 +77,16 @@ void ThreadPool::parallel_for(int64_t n, int max_workers,
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return active_ == 0; });
   job_ = nullptr;
+  return true;
 }
 
-float* ThreadPool::scratch(int worker, int64_t floats) {
-  Scratch& s = scratch_[worker];
-  if (s.floats < floats) {
-    size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
-    s.data = {static_cast<float*>(std::aligned_alloc(64, bytes)), std::free};
-    s.floats = s.data ? floats : 0;
-  }
-  return s.data.get();
+bool ThreadPool::reserve(Scratch& s, int64_t floats) {
+  if (s.floats >= floats) return true;
+  if (static_cast<uint64_t>(floats) > SIZE_MAX / sizeof(float) - 64) return false;
+  const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
+  s.data = {static_cast<float*>(std::aligned_alloc(64, bytes)), std::free};
+  s.floats = s.data ? floats : 0;
+  return s.data != nullptr;
 }
 
 }  // namespace gdr

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace gdr {
@@ -13,7 +16,7 @@ TEST(ThreadPool, RunsEveryTaskExactlyOnce) {
   ThreadPool pool(3);
   for (int64_t n : {0, 1, 2, 7, 1000}) {
     std::vector<std::atomic<int>> hits(n);
-    pool.parallel_for(n, 0, [&](int64_t i, int) { hits[i]++; });
+    ASSERT_TRUE(pool.parallel_for(n, 0, 0, [&](int64_t i, int, float*) { hits[i]++; }));
     for (int64_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << "task " << i << " of " << n;
   }
 }
@@ -22,7 +25,7 @@ TEST(ThreadPool, RespectsMaxWorkers) {
   ThreadPool pool(4);
   std::mutex m;
   std::set<int> workers;
-  pool.parallel_for(200, 2, [&](int64_t, int w) {
+  pool.parallel_for(200, 2, 0, [&](int64_t, int w, float*) {
     std::lock_guard<std::mutex> lock(m);
     workers.insert(w);
   });
@@ -30,38 +33,48 @@ TEST(ThreadPool, RespectsMaxWorkers) {
   for (int w : workers) EXPECT_LT(w, 2);
 }
 
-TEST(ThreadPool, ScratchIsPerWorkerAlignedAndGrows) {
+TEST(ThreadPool, ScratchIsPerWorkerAlignedAndUsable) {
   ThreadPool pool(2);
-  float* small = pool.scratch(0, 10);
-  ASSERT_NE(small, nullptr);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % 64, 0u);
-  float* large = pool.scratch(0, 1 << 20);
-  ASSERT_NE(large, nullptr);
-  large[(1 << 20) - 1] = 1.f;  // the whole range is usable
-  EXPECT_NE(pool.scratch(1, 10), large);
+  constexpr int64_t kFloats = 1 << 20;
+  std::mutex m;
+  std::set<float*> seen_by_worker[2];
+  ASSERT_TRUE(pool.parallel_for(64, 2, kFloats, [&](int64_t, int w, float* s) {
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(s) % 64, 0u);
+    s[0] = s[kFloats - 1] = 1.f;  // the whole range is usable
+    std::lock_guard<std::mutex> lock(m);
+    seen_by_worker[w].insert(s);
+  }));
+  EXPECT_EQ(seen_by_worker[0].size(), 1u) << "a worker keeps its one buffer";
+  if (!seen_by_worker[1].empty()) EXPECT_NE(*seen_by_worker[0].begin(), *seen_by_worker[1].begin());
+}
+
+TEST(ThreadPool, ImpossibleScratchRunsNothing) {
+  ThreadPool pool(2);
+  std::atomic<int> ran{0};
+  EXPECT_FALSE(pool.parallel_for(4, 2, INT64_MAX / 2, [&](int64_t, int, float*) { ran++; }));
+  EXPECT_EQ(ran.load(), 0);
+  // The pool still works afterwards.
+  EXPECT_TRUE(pool.parallel_for(4, 2, 16, [&](int64_t, int, float*) { ran++; }));
+  EXPECT_EQ(ran.load(), 4);
 }
 
 TEST(ThreadPool, ManyConsecutiveJobs) {
   ThreadPool pool(2);
   std::atomic<int64_t> sum{0};
-  for (int job = 0; job < 500; ++job) pool.parallel_for(3, 0, [&](int64_t i, int) { sum += i; });
+  for (int job = 0; job < 500; ++job)
+    pool.parallel_for(3, 0, 0, [&](int64_t i, int, float*) { sum += i; });
   EXPECT_EQ(sum.load(), 500 * 3);
 }
-
-}  // namespace
-}  // namespace gdr
-
-namespace gdr {
-namespace {
 
 TEST(ThreadPool, ConcurrentCallersDoNotShareScratch) {
   ThreadPool pool(2);
   std::atomic<int> bad{0};
   auto caller = [&](float tag) {
     for (int job = 0; job < 200; ++job)
-      pool.parallel_for(1, 1, [&](int64_t, int w) {
-        float* s = pool.scratch(w, 64);
+      pool.parallel_for(1, 1, 64, [&](int64_t, int, float* s) {
         for (int i = 0; i < 64; ++i) s[i] = tag;
+        std::this_thread::yield();
         for (int i = 0; i < 64; ++i) bad += s[i] != tag;
       });
   };

@@ -25,17 +25,16 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(scratch_.size()); }
 
-  // Runs task(i, worker) for i in [0, n) on at most `max_workers` workers
-  // (<= 0: all), the caller included; returns when all tasks are done.
-  // Tasks are handed out in order from a shared counter. Calls from
-  // several threads at once are serialised.
-  void parallel_for(int64_t n, int max_workers,
-                    const std::function<void(int64_t task, int worker)>& task);
+  using Task = std::function<void(int64_t task, int worker, float* scratch)>;
 
-  // Scratch of at least `floats` floats owned by `worker`, 64-byte aligned,
-  // valid until the next call with the same worker. Only the worker itself
-  // (inside parallel_for) may call it.
-  float* scratch(int worker, int64_t floats);
+  // Runs task(i, worker, scratch) for i in [0, n) on at most `max_workers`
+  // workers (<= 0: all), the caller included; returns when all tasks are
+  // done. Before any task runs, every worker that takes part gets at least
+  // `scratch_floats` floats of scratch of its own (64-byte aligned, kept
+  // between calls); if that memory cannot be had, no task runs and it
+  // returns false. Tasks are handed out in order from a shared counter.
+  // Calls from several threads at once are serialised.
+  bool parallel_for(int64_t n, int max_workers, int64_t scratch_floats, const Task& task);
 
  private:
   struct Scratch {
@@ -44,6 +43,7 @@ class ThreadPool {
   };
   void worker_loop(int worker);
   void run_tasks(int worker);
+  bool reserve(Scratch& s, int64_t floats);
 
   std::vector<std::thread> threads_;
   std::vector<Scratch> scratch_;
@@ -53,7 +53,7 @@ class ThreadPool {
   uint64_t generation_ = 0;
   bool stopping_ = false;
   // The current job, guarded by mutex_ except next_ (atomic via lock-free ops).
-  const std::function<void(int64_t, int)>* job_ = nullptr;
+  const Task* job_ = nullptr;
   int64_t job_size_ = 0;
   int job_workers_ = 0;
   int active_ = 0;
