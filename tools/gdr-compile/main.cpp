@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (i + 1 >= argc) return fail(flag + " needs a value");
+    if (args.count(flag)) return fail(flag + " given twice");
     args[flag] = argv[++i];
   }
   if (args.count("--runtime")) {
