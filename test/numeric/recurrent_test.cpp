@@ -67,7 +67,9 @@ TEST_P(RecurrentKernelTest, SplittingAHeadOverThreadsIsBitIdentical) {
   Problem whole = base;
   ASSERT_TRUE(runner()(whole.tensors(), one_thread()));
   const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
+  if (max_parts < 2) GTEST_SKIP() << "V = " << V() << " is one vector: nothing to split";
   for (int parts : {2, 3, int(max_parts)}) {
+    if (parts > max_parts) continue;  // the runtime would clamp it to max_parts
     Problem split = base;
     Options o;
     o.threads = 2;
