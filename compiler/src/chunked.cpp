@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "gdr/Dialect/Limits.h"
 #include "gdr/compiler/halide_chunked_abi.h"
 #include "gdr/schedules/chunked_algorithm.h"
 #include "gdr/schedules/chunked_schedule.h"
@@ -22,7 +23,8 @@ namespace {
 Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
                       schedules::ChunkedAlgorithm& alg) {
   if (std::string why = spec.schedule.check(); !why.empty()) return Status::error(why);
-  if (spec.K <= 0 || spec.V <= 0 || spec.K > (1 << 20) || spec.V > (1 << 20))
+  using mlir::gdr::kMaxHeadSize;
+  if (spec.K <= 0 || spec.V <= 0 || spec.K > kMaxHeadSize || spec.V > kMaxHeadSize)
     return Status::error("chunked kernel: K and V must be in [1, 2^20], got K=" +
                          std::to_string(spec.K) + ", V=" + std::to_string(spec.V));
   schedules::define_chunked_algorithm(alg, static_cast<int>(spec.K), static_cast<int>(spec.V),

@@ -52,7 +52,7 @@ RecurrentSchedule schedule_for(const KernelSpec& spec, int64_t T) {
 // The kernel for (K, V, decode or not): looked up once, then a map hit per
 // call (asking the attach pass costs about a tenth of a millisecond).
 Status run_recurrent(const Tensors& t, const Options& options) {
-  if (t.K <= 0 || t.V <= 0) return validate(t);  // names the bad size
+  if (Status s = validate(t); !s) return s;  // a bad call pays no compile
   using Key = std::tuple<int64_t, int64_t, bool>;
   static std::mutex mutex;
   static std::map<Key, std::shared_future<CompiledKernel>> chosen;
