@@ -124,7 +124,11 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
     k.fn = kEntries[slot];
     k.K = spec.K;
     k.V = spec.V;
-    k.column_align = schedules::chunked_column_align(static_cast<int>(spec.V), spec.schedule);
+    // Column parts must follow the tiling. Only the hand schedule's is
+    // known; Adams2019 picks its own, so its kernels run whole heads.
+    k.column_align = spec.scheduler == Scheduler::Hand
+                         ? schedules::chunked_column_align(static_cast<int>(spec.V), spec.schedule)
+                         : 0;
     k.scratch_floats = halide_chunked_scratch_floats;
   } catch (const Halide::Error& e) {
     return {Status::error(std::string("Halide failed to compile ") + chunked_kernel_name(spec) +
