@@ -4,14 +4,16 @@
 
 #include <array>
 #include <cstdlib>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <tuple>
 #include <utility>
+#include <vector>
 
+#include "gdr/Dialect/Limits.h"
 #include "gdr/compiler/halide_chunked_abi.h"
+#include "gdr/compiler/once_cache.h"
 #include "gdr/schedules/chunked_algorithm.h"
 #include "gdr/schedules/chunked_schedule.h"
 
@@ -22,7 +24,8 @@ namespace {
 Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
                       schedules::ChunkedAlgorithm& alg) {
   if (std::string why = spec.schedule.check(); !why.empty()) return Status::error(why);
-  if (spec.K <= 0 || spec.V <= 0 || spec.K > (1 << 20) || spec.V > (1 << 20))
+  using mlir::gdr::kMaxHeadSize;
+  if (spec.K <= 0 || spec.V <= 0 || spec.K > kMaxHeadSize || spec.V > kMaxHeadSize)
     return Status::error("chunked kernel: K and V must be in [1, 2^20], got K=" +
                          std::to_string(spec.K) + ", V=" + std::to_string(spec.V));
   schedules::define_chunked_algorithm(alg, static_cast<int>(spec.K), static_cast<int>(spec.V),
@@ -66,27 +69,15 @@ constexpr std::array<gdr_kernel_fn, kSlots> make_entries(std::integer_sequence<i
 constexpr std::array<gdr_kernel_fn, kSlots> kEntries =
     make_entries(std::make_integer_sequence<int, kSlots>());
 
-struct CacheKey {
-  int64_t K, V;
-  schedules::Schedule schedule;
-  Scheduler scheduler;
-  bool profile;
-  bool operator<(const CacheKey& o) const {
-    return std::tie(K, V, schedule, scheduler, profile) <
-           std::tie(o.K, o.V, o.schedule, o.scheduler, o.profile);
-  }
-};
-
-struct Cache {
+// The JIT modules behind the slots, kept alive for the life of the process.
+struct JitModules {
   std::mutex mutex;
-  std::map<CacheKey, std::shared_future<CompiledKernel>> entries;
-  // Keeps the JIT code alive for the life of the process.
   std::vector<std::unique_ptr<Halide::Internal::JITModule>> modules;
   int used_slots = 0;
 };
-Cache& cache() {
-  static Cache* c = new Cache;  // never destroyed: kernels may run until exit
-  return *c;
+JitModules& jit_modules() {
+  static JitModules* m = new JitModules;  // never destroyed: kernels may run until exit
+  return *m;
 }
 
 CompiledKernel jit_compile(const ChunkedSpec& spec) {
@@ -102,27 +93,35 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
                                                             module.get_function_by_name(name));
     auto fn = reinterpret_cast<HalideChunkedFn>(jit->main_function());
     if (spec.profile) {
-      // Halide's sampling profiler reports per Func when the process exits.
-      static void* report = jit->find_symbol_by_name("halide_profiler_report").address;
-      if (report) std::atexit([] { reinterpret_cast<void (*)(void*)>(report)(nullptr); });
+      // Halide's sampling profiler (one shared JIT runtime) reports every
+      // profiled Func when the process exits: register the report once.
+      static std::once_flag report_once;
+      std::call_once(report_once, [&] {
+        static void* report = jit->find_symbol_by_name("halide_profiler_report").address;
+        if (report) std::atexit([] { reinterpret_cast<void (*)(void*)>(report)(nullptr); });
+      });
     }
     if (!fn) return {Status::error("Halide JIT produced no entry point for " + name), {}};
 
-    std::lock_guard<std::mutex> lock(cache().mutex);
-    if (cache().used_slots == kSlots)
+    std::lock_guard<std::mutex> lock(jit_modules().mutex);
+    if (jit_modules().used_slots == kSlots)
       return {Status::error("too many chunked kernels in one process (" + std::to_string(kSlots) +
                             ")"),
               {}};
-    const int slot = cache().used_slots++;
+    const int slot = jit_modules().used_slots++;
     g_slots[slot] = Slot{fn, spec.schedule.chunk};
-    cache().modules.push_back(std::move(jit));
+    jit_modules().modules.push_back(std::move(jit));
 
     Kernel& k = result.kernel;
     k.name = name;
     k.fn = kEntries[slot];
     k.K = spec.K;
     k.V = spec.V;
-    k.column_align = schedules::chunked_column_align(static_cast<int>(spec.V), spec.schedule);
+    // Column parts must follow the tiling. Only the hand schedule's is
+    // known; Adams2019 picks its own, so its kernels run whole heads.
+    k.column_align = spec.scheduler == Scheduler::Hand
+                         ? schedules::chunked_column_align(static_cast<int>(spec.V), spec.schedule)
+                         : 0;
     k.scratch_floats = halide_chunked_scratch_floats;
   } catch (const Halide::Error& e) {
     return {Status::error(std::string("Halide failed to compile ") + chunked_kernel_name(spec) +
@@ -130,17 +129,6 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
             {}};
   }
   return result;
-}
-
-Status run_route(const Tensors& t, const Options& o, Scheduler scheduler) {
-  if (Status s = validate(t); !s) return s;
-  ChunkedSpec spec;
-  spec.K = t.K;
-  spec.V = t.V;
-  spec.scheduler = scheduler;
-  CompiledKernel c = compile_chunked(spec);
-  if (!c.status) return c.status;
-  return execute(c.kernel, t, o);
 }
 
 }  // namespace
@@ -152,23 +140,21 @@ std::string chunked_kernel_name(const ChunkedSpec& spec) {
 }
 
 CompiledKernel compile_chunked(const ChunkedSpec& spec) {
-  const CacheKey key{spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile};
-  std::promise<CompiledKernel> promise;
-  std::shared_future<CompiledKernel> future;
-  bool compile_here = false;
-  {
-    std::lock_guard<std::mutex> lock(cache().mutex);
-    auto it = cache().entries.find(key);
-    if (it == cache().entries.end()) {
-      future = promise.get_future().share();
-      cache().entries.emplace(key, future);
-      compile_here = true;
-    } else {
-      future = it->second;
-    }
-  }
-  if (compile_here) promise.set_value(jit_compile(spec));
-  return future.get();
+  using Key = std::tuple<int64_t, int64_t, schedules::Schedule, Scheduler, bool>;
+  static auto* cache = new OnceCache<Key, CompiledKernel>;  // never destroyed, as the code
+  return cache->get({spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile},
+                    [&] { return jit_compile(spec); });
+}
+
+RouteRunner chunked_runner(const ChunkedSpec& spec) {
+  return [spec](const Tensors& t, const Options& o) {
+    if (Status s = validate(t); !s) return s;  // a bad call pays no compile
+    ChunkedSpec s = spec;
+    s.K = t.K;
+    s.V = t.V;
+    CompiledKernel c = compile_chunked(s);
+    return c.status ? execute(c.kernel, t, o) : c.status;
+  };
 }
 
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target_name,
@@ -203,12 +189,10 @@ Status compile_halide_runtime(const std::string& target_name, const std::string&
 }
 
 void install_chunked_routes() {
-  set_route_runner(Route::Chunked, [](const Tensors& t, const Options& o) {
-    return run_route(t, o, Scheduler::Hand);
-  });
-  set_route_runner(Route::ChunkedAutoschedule, [](const Tensors& t, const Options& o) {
-    return run_route(t, o, Scheduler::Adams2019);
-  });
+  set_route_runner(Route::Chunked, chunked_runner(ChunkedSpec{}));
+  ChunkedSpec adams;
+  adams.scheduler = Scheduler::Adams2019;
+  set_route_runner(Route::ChunkedAutoschedule, chunked_runner(adams));
 }
 
 }  // namespace gdr::compiler

@@ -28,6 +28,11 @@ struct View {
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk) {
   const int64_t T = a->T, K = a->K, V = a->V, v0 = a->v_begin, width = a->v_end - a->v_begin;
   const int64_t chunks = (T + chunk - 1) / chunk;
+  // More than one chunk carries the state through scratch. Halide would take
+  // a null scratch for a bounds query (return 0, compute nothing), and a short
+  // one would be overrun: refuse both, with the recurrent kernels' code 2.
+  if (chunks > 1 && (!a->scratch || a->scratch_floats < halide_chunked_scratch_floats(T, K, V)))
+    return 2;
   for (int64_t bh = a->bh_begin; bh < a->bh_end; ++bh) {
     const float* s0 = a->initial_state + bh * K * V;
     float* final_state = a->final_state + bh * K * V;

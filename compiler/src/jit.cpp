@@ -5,7 +5,8 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/TargetSelect.h>
+
+#include "gdr/compiler/target.h"
 
 namespace gdr::compiler {
 
@@ -20,8 +21,7 @@ std::mutex& jit_mutex() {
 // function pointers must stay valid until exit.
 llvm::orc::LLJIT* jit(std::string* error) {
   static llvm::orc::LLJIT* instance = [error]() -> llvm::orc::LLJIT* {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
+    initialize_native_target();
     auto created = llvm::orc::LLJITBuilder().create();
     if (!created) {
       *error = llvm::toString(created.takeError());

@@ -1,38 +1,22 @@
 // Installs the generated recurrent route into gdr::run, compiling each
 // (K, V, schedule) once per process.
-#include <future>
-#include <map>
-#include <mutex>
 #include <tuple>
 
+#include "gdr/compiler/compiled_kernel.h"
+#include "gdr/compiler/once_cache.h"
 #include "gdr/compiler/recurrent.h"
 
 namespace gdr::compiler {
 
 namespace {
 
-struct CompiledKernel {
-  Status status = Status::ok();
-  Kernel kernel;
-};
-
-// One shared future per key: threads that miss on the same key compile once.
-std::shared_future<CompiledKernel> cached_kernel(const KernelSpec& spec,
-                                                 const RecurrentSchedule& schedule) {
-  using Key = std::tuple<int64_t, int64_t, RecurrentSchedule>;
-  static std::mutex mutex;
-  static std::map<Key, std::shared_future<CompiledKernel>> cache;
-  std::promise<CompiledKernel> promise;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto [it, inserted] = cache.emplace(Key{spec.K, spec.V, schedule}, promise.get_future().share());
-    if (!inserted) return it->second;
-  }
-  CompiledKernel compiled;
-  compiled.status = compile_recurrent(spec, schedule, &compiled.kernel);
-  promise.set_value(compiled);
-  std::lock_guard<std::mutex> lock(mutex);
-  return cache.at(Key{spec.K, spec.V, schedule});
+const CompiledKernel& cached_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule) {
+  static OnceCache<std::tuple<int64_t, int64_t, RecurrentSchedule>, CompiledKernel> cache;
+  return cache.get({spec.K, spec.V, schedule}, [&] {
+    CompiledKernel compiled;
+    compiled.status = compile_recurrent(spec, schedule, &compiled.kernel);
+    return compiled;
+  });
 }
 
 // Decode (T <= kDecodeTokens) is bound by reading and writing the state
@@ -52,24 +36,12 @@ RecurrentSchedule schedule_for(const KernelSpec& spec, int64_t T) {
 // The kernel for (K, V, decode or not): looked up once, then a map hit per
 // call (asking the attach pass costs about a tenth of a millisecond).
 Status run_recurrent(const Tensors& t, const Options& options) {
-  if (t.K <= 0 || t.V <= 0) return validate(t);  // names the bad size
-  using Key = std::tuple<int64_t, int64_t, bool>;
-  static std::mutex mutex;
-  static std::map<Key, std::shared_future<CompiledKernel>> chosen;
-  const Key key{t.K, t.V, t.T <= kDecodeTokens};
-  std::shared_future<CompiledKernel> found;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = chosen.find(key);
-    if (it != chosen.end()) found = it->second;
-  }
-  if (!found.valid()) {
+  if (Status s = validate(t); !s) return s;  // a bad call pays no compile
+  static OnceCache<std::tuple<int64_t, int64_t, bool>, CompiledKernel> chosen;
+  const CompiledKernel& compiled = chosen.get({t.K, t.V, t.T <= kDecodeTokens}, [&] {
     const KernelSpec spec{t.K, t.V};
-    found = cached_kernel(spec, schedule_for(spec, t.T));
-    std::lock_guard<std::mutex> lock(mutex);
-    chosen.emplace(key, found);
-  }
-  const CompiledKernel& compiled = found.get();
+    return cached_kernel(spec, schedule_for(spec, t.T));
+  });
   if (!compiled.status) return compiled.status;
   return execute(compiled.kernel, t, options);
 }
@@ -78,7 +50,7 @@ Status run_recurrent(const Tensors& t, const Options& options) {
 
 Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                  Kernel* kernel) {
-  const CompiledKernel& compiled = cached_kernel(spec, schedule).get();
+  const CompiledKernel& compiled = cached_kernel(spec, schedule);
   if (compiled.status) *kernel = compiled.kernel;
   return compiled.status;
 }

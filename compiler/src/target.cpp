@@ -9,8 +9,7 @@
 
 namespace gdr::compiler {
 
-namespace {
-void initialize_llvm_targets() {
+void initialize_native_target() {
   static const bool done = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -18,7 +17,6 @@ void initialize_llvm_targets() {
   }();
   (void)done;
 }
-}  // namespace
 
 const Target& host_target() {
   static const Target host = [] {
@@ -39,7 +37,7 @@ const Target& host_target() {
 }
 
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error) {
-  initialize_llvm_targets();
+  initialize_native_target();
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, *error);
   if (!llvm_target) return nullptr;
   llvm::TargetOptions options;

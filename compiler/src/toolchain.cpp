@@ -1,9 +1,7 @@
 #include "gdr/compiler/toolchain.h"
 
 #include <Halide.h>
-#include <llvm/ADT/StringMap.h>
 #include <llvm/Config/llvm-config.h>
-#include <llvm/Support/Host.h>
 #include <mlir/Dialect/Arithmetic/IR/Arithmetic.h>
 #include <mlir/Dialect/LLVMIR/LLVMDialect.h>
 #include <mlir/Dialect/MemRef/IR/MemRef.h>
@@ -11,15 +9,17 @@
 #include <mlir/Dialect/Vector/IR/VectorOps.h>
 #include <mlir/IR/MLIRContext.h>
 
+#include "gdr/compiler/target.h"
+
 namespace gdr::compiler {
 
 ToolchainInfo probe_toolchain() {
   ToolchainInfo info;
   info.llvm_version = LLVM_VERSION_STRING;
-  info.host_triple = llvm::sys::getProcessTriple();
-  info.host_cpu = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features;
-  if (llvm::sys::getHostCPUFeatures(features)) info.avx512 = features.lookup("avx512f");
+  const Target& host = host_target();
+  info.host_triple = host.triple;
+  info.host_cpu = host.cpu;
+  info.avx512 = host.vector_bits == 512;  // host_target() says 512 exactly with AVX-512F
 
   mlir::MLIRContext context;
   context.loadDialect<mlir::arith::ArithmeticDialect, mlir::scf::SCFDialect,

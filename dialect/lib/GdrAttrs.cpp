@@ -8,6 +8,7 @@
 #include <mlir/IR/DialectImplementation.h>
 
 #include "gdr/Dialect/GdrDialect.h"
+#include "gdr/Dialect/Limits.h"
 
 using namespace mlir;
 using namespace mlir::gdr;
@@ -99,6 +100,12 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, 
                                   int64_t v, Type elementType, StringRef gate, StringRef route) {
   if (k <= 0) return emitError() << "#gdr.problem 'k' must be positive, got " << k;
   if (v <= 0) return emitError() << "#gdr.problem 'v' must be positive, got " << v;
+  if (k > kMaxHeadSize || v > kMaxHeadSize)
+    return emitError() << "#gdr.problem 'k' and 'v' must be at most " << kMaxHeadSize << ", got k = "
+                       << k << ", v = " << v;
+  if (route == "recurrent" && k > kMaxRecurrentK)
+    return emitError() << "#gdr.problem 'k' must be at most " << kMaxRecurrentK
+                       << " for route recurrent (its code is unrolled over K), got " << k;
   if (!elementType || !elementType.isF32())
     return emitError() << "#gdr.problem 'element_type' must be f32, got " << elementType;
   if (gate != "channelwise")

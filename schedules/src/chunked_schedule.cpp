@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 
 namespace gdr::schedules {
 
@@ -154,11 +155,15 @@ std::string apply_autoschedule(ChunkedAlgorithm& g, const Target& target,
                                const std::string& plugin_path) {
   const int K = g.K, V = g.V, C = g.C;
   try {
-    static const bool loaded = [&] {
+    // Halide 14's Adams2019 takes its options from the environment only. A
+    // greedy search (beam 1) keeps compile time to seconds instead of
+    // minutes; a value the user set wins. Set once, with the plugin load,
+    // because setenv races with other threads reading the environment.
+    static std::once_flag loaded;
+    std::call_once(loaded, [&] {
+      setenv("HL_BEAM_SIZE", "1", 0);
       load_plugin(plugin_path);
-      return true;
-    }();
-    (void)loaded;
+    });
     g.query.set_estimates({{0, K}, {0, C}});
     g.key.set_estimates({{0, K}, {0, C}});
     g.decay.set_estimates({{0, K}, {0, C}});
@@ -167,10 +172,6 @@ std::string apply_autoschedule(ChunkedAlgorithm& g, const Target& target,
     g.state_in.set_estimates({{0, V}, {0, K}});
     g.out.set_estimates({{0, V}, {0, C}});
     g.state_out.set_estimates({{0, V}, {0, K}});
-    // Halide 14's Adams2019 takes its options from the environment only. A
-    // greedy search (beam 1) keeps compile time to seconds instead of
-    // minutes; a value the user set wins.
-    setenv("HL_BEAM_SIZE", "1", 0);
     // One thread: the runtime parallelises over heads itself.
     g.pipeline().auto_schedule("Adams2019", target, MachineParams(1, 32 * 1024 * 1024, 40));
   } catch (const Halide::Error& e) {

@@ -11,6 +11,16 @@ gdr.kernel @k problem <k = 16, v = -4, element_type = f32>
 
 // -----
 
+// expected-error @+1 {{#gdr.problem 'k' and 'v' must be at most 1048576, got k = 16, v = 1048577}}
+gdr.kernel @k problem <k = 16, v = 1048577, element_type = f32>
+
+// -----
+
+// expected-error @+1 {{#gdr.problem 'k' must be at most 1024 for route recurrent (its code is unrolled over K), got 1025}}
+gdr.kernel @k problem <k = 1025, v = 16, element_type = f32, route = recurrent>
+
+// -----
+
 // expected-error @+1 {{#gdr.problem 'element_type' must be f32, got 'f16'}}
 gdr.kernel @k problem <k = 16, v = 16, element_type = f16>
 

@@ -3,6 +3,10 @@
 // the same bits; and both within the contract.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+
 #include "chunked_k24_v40_c32_w8.h"
 #include "chunked_route.h"
 #include "gdr/compiler/halide_chunked_abi.h"
@@ -42,11 +46,47 @@ TEST(ChunkedAot, SameBitsAsJitAndWithinContract) {
   }
 }
 
+// The kernel's arguments for every head and column of `p`, without scratch.
+gdr_kernel_args whole_call(Problem& p) {
+  const Tensors t = p.tensors();
+  return gdr_kernel_args{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
+                         t.final_state, t.T, t.K, t.V, 0, t.B * t.H, 0, t.V, nullptr, 0};
+}
+
+// More than one chunk needs K x V floats of scratch; the bridge refuses a
+// missing or short one (code 2) instead of computing nothing or overrunning.
+TEST(ChunkedAot, RefusesMissingOrShortScratch) {
+  Problem p = make_problem(1, 2, 40, 24, 40);  // two chunks of 32
+  gdr_kernel_args a = whole_call(p);
+  EXPECT_EQ(gdr_aot_entry(&a), 2);
+  std::vector<float> scratch(24 * 40);
+  a.scratch = scratch.data();
+  a.scratch_floats = 24 * 40 - 1;
+  EXPECT_EQ(gdr_aot_entry(&a), 2);
+  EXPECT_TRUE(std::all_of(p.out.begin(), p.out.end(), [](float x) { return std::isnan(x); }));
+  a.scratch_floats = 24 * 40;
+  EXPECT_EQ(gdr_aot_entry(&a), 0);
+  EXPECT_LE(relative_error(p, reference_f64(p)), 1e-4);
+
+  // One chunk goes straight from initial_state to final_state: no scratch.
+  Problem q = make_problem(1, 2, 32, 24, 40);
+  gdr_kernel_args b = whole_call(q);
+  EXPECT_EQ(gdr_aot_entry(&b), 0);
+  EXPECT_LE(relative_error(q, reference_f64(q)), 1e-4);
+}
+
+// Called directly, past the runtime's K check: the pipeline itself refuses
+// rows of 16 channels (query, key, decay) when it was built for K = 24.
 TEST(ChunkedAot, RejectsTheWrongHeadSize) {
   Problem p = make_problem(1, 1, 10, 16, 40);
-  Status s = execute(aot_kernel(), p.tensors(), Options{});
-  EXPECT_FALSE(s);
-  EXPECT_NE(s.message().find("K=24"), std::string::npos) << s.message();
+  gdr_kernel_args a = whole_call(p);
+  // The AOT runtime's default handler aborts; this one only records.
+  static std::string message;
+  halide_error_handler_t previous =
+      halide_set_error_handler([](void*, const char* m) { message = m; });
+  EXPECT_NE(gdr_aot_entry(&a), 0);
+  halide_set_error_handler(previous);
+  EXPECT_NE(message.find("beyond the max (15) in dimension 0"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -11,14 +11,7 @@
 namespace gdr::test {
 
 inline Options use_chunked(const compiler::ChunkedSpec& spec, int threads = 1) {
-  set_route_runner(Route::Chunked, [spec](const Tensors& t, const Options& o) {
-    compiler::ChunkedSpec s = spec;
-    s.K = t.K;
-    s.V = t.V;
-    compiler::CompiledKernel c = compiler::compile_chunked(s);
-    if (!c.status) return c.status;
-    return execute(c.kernel, t, o);
-  });
+  set_route_runner(Route::Chunked, compiler::chunked_runner(spec));
   Options o;
   o.route = Route::Chunked;
   o.threads = threads;

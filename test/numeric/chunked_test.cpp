@@ -168,5 +168,29 @@ TEST(ChunkedAutoschedule, MatchesFloat64) {
   }
 }
 
+// One head on two threads: the runtime would split its columns if the
+// kernel let it. Adams2019 picks its own tiling, so its kernels do not; the
+// hand schedule's forced parts must still match float64.
+TEST(ChunkedAutoschedule, OneHeadOnTwoThreads) {
+  compiler::install_chunked_routes();
+  ChunkedSpec adams{128, 128};
+  adams.scheduler = compiler::Scheduler::Adams2019;
+  const compiler::CompiledKernel c = compiler::compile_chunked(adams);
+  ASSERT_TRUE(c.status) << c.status.message();
+  EXPECT_EQ(c.kernel.column_align, 0);
+  Options o;
+  o.route = Route::ChunkedAutoschedule;
+  o.threads = 2;
+  Problem p = make_problem(1, 1, 150, 128, 128, {DecayRegime::Uniform, BetaRegime::Uniform, true, 9});
+  expect_within_contract(p, o, "adams2019, 2 threads");
+
+  for (int parts : {2, 4}) {
+    Options hand = use_chunked(ChunkedSpec{128, 128, schedules::default_schedule()}, 2);
+    hand.column_parts = parts;
+    Problem q = make_problem(1, 1, 150, 128, 128, {DecayRegime::Uniform, BetaRegime::Uniform, true, 9});
+    expect_within_contract(q, hand, std::to_string(parts) + " column parts");
+  }
+}
+
 }  // namespace
 }  // namespace gdr::test

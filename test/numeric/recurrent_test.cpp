@@ -67,7 +67,9 @@ TEST_P(RecurrentKernelTest, SplittingAHeadOverThreadsIsBitIdentical) {
   Problem whole = base;
   ASSERT_TRUE(runner()(whole.tensors(), one_thread()));
   const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
+  if (max_parts < 2) GTEST_SKIP() << "V = " << V() << " is one vector: nothing to split";
   for (int parts : {2, 3, int(max_parts)}) {
+    if (parts > max_parts) continue;  // the runtime would clamp it to max_parts
     Problem split = base;
     Options o;
     o.threads = 2;
@@ -153,6 +155,40 @@ TEST(RecurrentRoute, InvalidScheduleIsRejectedNamingTheAttribute) {
   s = compiler::compile_recurrent({64, 64}, {12, 48, 1}, &k);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("vector_width"), std::string::npos) << s.message();
+}
+
+// The emitter unrolls over K: past the bound the verifier refuses, in words.
+TEST(RecurrentRoute, OverLargeKIsRejected) {
+  Kernel k;
+  Status s = compiler::compile_recurrent({1025, 16}, {16, 16, 1}, &k);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("'k' must be at most 1024"), std::string::npos) << s.message();
+  s = compiler::compile_recurrent({16, (int64_t{1} << 20) + 1}, {16, 16, 1}, &k);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("must be at most 1048576"), std::string::npos) << s.message();
+
+  compiler::install_routes();
+  Options o;
+  o.route = Route::Recurrent;
+  Problem p = make_problem(1, 1, 1, 1025, 1);
+  s = run(p.tensors(), o);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("'k' must be at most 1024"), std::string::npos) << s.message();
+}
+
+// The route validates before it compiles: a bad call gets the argument
+// error, not the compiler's (which K = 1025 would give).
+TEST(RecurrentRoute, ValidatesBeforeCompiling) {
+  compiler::install_routes();
+  Options o;
+  o.route = Route::Recurrent;
+  Problem p = make_problem(1, 1, 1, 1025, 1);
+  Tensors t = p.tensors();
+  t.final_state = const_cast<float*>(t.initial_state);
+  Status s = run(t, o);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message().find("must be at most"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("final_state"), std::string::npos) << s.message();
 }
 
 // Compiling a variant again outside the cache gives a second, working copy.

@@ -196,13 +196,7 @@ int main(int argc, char** argv) {
       std::string error;
       gdr::schedules::parse_schedule(variants[i], &spec.schedule, &error);
     }
-    gdr::set_route_runner(gdr::Route::Chunked, [spec](const gdr::Tensors& t, const gdr::Options& o) {
-      gdr::compiler::ChunkedSpec s = spec;
-      s.K = t.K;
-      s.V = t.V;
-      gdr::compiler::CompiledKernel c = gdr::compiler::compile_chunked(s);
-      return c.status ? gdr::execute(c.kernel, t, o) : c.status;
-    });
+    gdr::set_route_runner(gdr::Route::Chunked, gdr::compiler::chunked_runner(spec));
 #else
     (void)i;
 #endif

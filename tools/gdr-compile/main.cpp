@@ -15,7 +15,7 @@ namespace {
 
 const char kUsage[] =
     "usage: gdr-compile --route recurrent --K N --V N --out PREFIX\n"
-    "                   [--vector-width 16 --v-tile 128 --unroll 1]\n"
+    "                   [--vector-width 16 --v-tile 64 --unroll 1]\n"
     "                   [--triple T --cpu C --features F --vector-bits 512] [--emit object|mlir]\n"
     "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir); schedule flags default to the\n"
     "         target's default schedule, target flags to the host\n"

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "gdr/compiler/compiled_kernel.h"
 #include "gdr/runtime.h"
 #include "gdr/schedules/schedule.h"
 
@@ -20,13 +21,8 @@ struct ChunkedSpec {
   bool profile = false;  // JIT only: Halide's per-Func profiler, report at exit
 };
 
-// "gdr_chunked_f32_k128_v128__c64_w16" (+ "_adams2019"): the whole variant.
+// "gdr_chunked_f32_k128_v128__c16_w16" (+ "_adams2019"): the whole variant.
 std::string chunked_kernel_name(const ChunkedSpec& spec);
-
-struct CompiledKernel {
-  Status status = Status::ok();
-  Kernel kernel;  // valid when status is ok
-};
 
 // JIT-compiles the kernel for the host, once per spec per process: later
 // calls (from any thread) return the cached kernel. Threads that ask for the
@@ -35,6 +31,10 @@ CompiledKernel compile_chunked(const ChunkedSpec& spec);
 inline CompiledKernel compile_chunked(int64_t K, int64_t V, const schedules::Schedule& s) {
   return compile_chunked(ChunkedSpec{K, V, s, Scheduler::Hand});
 }
+
+// A route runner for `spec` with K and V taken from each call's tensors:
+// validates, compiles through compile_chunked's cache, executes.
+RouteRunner chunked_runner(const ChunkedSpec& spec);
 
 // AOT: writes <path_prefix>.o and <path_prefix>.h holding the Halide function
 // `function_name` for `target` ("host" or a Halide target string such as

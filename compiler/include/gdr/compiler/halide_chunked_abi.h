@@ -21,8 +21,9 @@ using HalideChunkedFn = int (*)(halide_buffer_t* query, halide_buffer_t* key,
 
 // Runs `fn` (built for chunk size `chunk`) over the heads and columns of `a`,
 // one call per chunk, carrying the state through final_state and one K x V
-// scratch buffer so that the last chunk writes final_state. Returns 0 or
-// Halide's error code.
+// scratch buffer so that the last chunk writes final_state. Returns 0, 2 if
+// T spans several chunks and the scratch is missing or shorter than
+// halide_chunked_scratch_floats, or Halide's error code.
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk);
 
 // Scratch floats run_halide_chunked needs per worker.

@@ -10,10 +10,11 @@ struct KernelSpec {
   int64_t K = 128, V = 128;  // state of one head is K x V float32; T is run time
 };
 
-// Knobs of the recurrent route (the fields of #gdr.schedule).
+// Knobs of the recurrent route (the fields of #gdr.schedule). The defaults
+// are gdr-attach-schedule's for K = 128 on a 512-bit target.
 struct RecurrentSchedule {
   int64_t vector_width = 16;  // float lanes per vector: 4, 8 or 16
-  int64_t v_tile = 128;       // columns per sweep, a multiple of vector_width
+  int64_t v_tile = 64;        // columns per sweep, a multiple of vector_width
   int64_t unroll = 1;         // K rows per iteration of the sweep loop
   bool operator==(const RecurrentSchedule& o) const {
     return vector_width == o.vector_width && v_tile == o.v_tile && unroll == o.unroll;
@@ -26,7 +27,7 @@ struct RecurrentSchedule {
 };
 
 // The kernel's symbol encodes its whole variant, e.g.
-// gdr_recurrent_f32_k128_v128__w16_vt128_u1.
+// gdr_recurrent_f32_k128_v128__w16_vt64_u1.
 std::string recurrent_kernel_name(const KernelSpec& spec, const RecurrentSchedule& schedule);
 
 }  // namespace gdr::compiler

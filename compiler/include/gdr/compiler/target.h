@@ -17,6 +17,10 @@ struct Target {
   int vector_bits = 128; // widest float vector: 512 with AVX-512F, 256 with AVX
 };
 
+// Registers LLVM's native target and its assembly printer, once per
+// process (the JIT and make_target_machine both need them).
+void initialize_native_target();
+
 // The host, detected once.
 const Target& host_target();
 

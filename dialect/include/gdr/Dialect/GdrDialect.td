@@ -16,9 +16,9 @@ def Gdr_Dialect : Dialect {
     in the IR: `gdr-attach-schedule` writes it, lowering passes only read it.
 
     ```mlir
-    gdr.kernel @gdr_recurrent_f32_k128_v128
+    gdr.kernel @gdr_recurrent_f32_k128_v128__w16_vt64_u1
         problem <k = 128, v = 128, element_type = f32, gate = channelwise, route = recurrent>
-        schedule <vector_width = 16, v_tile = 128, unroll = 1>
+        schedule <vector_width = 16, v_tile = 64, unroll = 1>
     ```
   }];
   let useDefaultAttributePrinterParser = 1;

@@ -15,9 +15,9 @@ def Gdr_KernelOp : Gdr_Op<"kernel", [Symbol]> {
     `target` which CPU the schedule must fit.
 
     ```mlir
-    gdr.kernel @gdr_recurrent_f32_k128_v128_w16_vt128_u1
+    gdr.kernel @gdr_recurrent_f32_k128_v128__w16_vt64_u1
         problem <k = 128, v = 128, element_type = f32, gate = channelwise, route = recurrent>
-        schedule <vector_width = 16, v_tile = 128, unroll = 1>
+        schedule <vector_width = 16, v_tile = 64, unroll = 1>
         target <cpu = "icelake-client", vector_bits = 512>
     ```
   }];

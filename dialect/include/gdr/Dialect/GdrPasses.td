@@ -12,7 +12,8 @@ def GdrAttachSchedule : Pass<"gdr-attach-schedule", "::mlir::ModuleOp"> {
     `vector-bits`). Kernels with a schedule are left alone.
 
     Before: `gdr.kernel @k problem <k = 128, v = 128, ...>`
-    After:  `gdr.kernel @k problem <...> schedule <vector_width = 16, v_tile = 128, unroll = 1>`
+    After:  `gdr.kernel @k problem <...> schedule <vector_width = 16, v_tile = 64, unroll = 1>`
+    (K = 128 on a 512-bit target: four vectors keep the packed tile in 32 KiB)
   }];
   let constructor = "::mlir::gdr::createAttachSchedulePass()";
   let options = [
@@ -45,8 +46,9 @@ def GdrLowerToLLVM : Pass<"gdr-lower-to-llvm", "::mlir::ModuleOp"> {
     Converts scf, vector, memref, arith and std to the LLVM dialect, then for
     every function marked `gdr.abi_entry = "<name>"` adds
     `llvm.func @<name>(!llvm.ptr<struct<...>>) -> i32` with the layout of
-    `gdr_kernel_args`, which unpacks the arguments, checks K and V and calls
-    the body.
+    `gdr_kernel_args`, which unpacks the arguments and calls the body; it
+    returns 1 if K or V differ from the kernel's and 2 if the scratch is
+    shorter than `gdr.scratch_floats`.
   }];
   let constructor = "::mlir::gdr::createLowerToLLVMPass()";
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];

@@ -1,0 +1,13 @@
+// What a compile gives: a runtime kernel, or why there is none.
+#pragma once
+
+#include "gdr/runtime.h"
+
+namespace gdr::compiler {
+
+struct CompiledKernel {
+  Status status = Status::ok();
+  Kernel kernel;  // valid when status is ok
+};
+
+}  // namespace gdr::compiler
