@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "gdr/baselines.h"
+#include "implementations.h"
 #include "gdr/runtime.h"
 #include "reference.h"
 
@@ -65,7 +66,7 @@ const Case kCases[] = {
 class ValidateTest : public ::testing::TestWithParam<Route> {};
 
 TEST_P(ValidateTest, RejectsAndWritesNothing) {
-  baselines::install_routes();
+  tools::install_all_routes();
   for (const Case& c : kCases) {
     // V > K, so query (aliased onto out in one case) fits inside out.
     test::Problem p = test::make_problem(1, 2, 5, 6, 8);
@@ -92,7 +93,13 @@ TEST_P(ValidateTest, RejectsAndWritesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Routes, ValidateTest,
                          ::testing::Values(Route::Reference, Route::BaselineTwoPass,
-                                           Route::BaselineChunked),
+                                           Route::BaselineChunked
+#ifdef GDR_HAVE_COMPILER
+                                           ,
+                                           Route::Auto, Route::Recurrent, Route::Chunked,
+                                           Route::ChunkedAutoschedule
+#endif
+                                           ),
                          [](const auto& info) {
                            std::string n = route_name(info.param);
                            for (char& ch : n)
