@@ -52,6 +52,27 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
           beta(a->beta + tok, 1, 0, L, 1, 0), s_in(state_in, 2, 0, V, K, V),
           out(a->out + tok * V + v0, 2, v0, width, L, V),
           s_out(state_out + v0, 2, v0, width, K, V);
+      // Touch the next chunk's inputs every half page before this chunk runs:
+      // the few demand-like requests start the hardware streamers on those
+      // pages, so the next call does not wait on DRAM for its first lines.
+      // The same for the next chunk's output rows, for writing (their
+      // read-for-ownership otherwise stalls `out`). Every line (64 B stride)
+      // measured no faster, every page start slower, and 512 B for the
+      // output slower. Ice Lake VM, H = 32, K = V = 128, T = 2048, c16-w16,
+      // 1 thread: 89.2 ms without, 87.1 ms with the inputs, 85.1 ms with the
+      // output too.
+      if (n + 1 < chunks) {
+        const int64_t tn = tok + L, Ln = std::min(chunk, T - t0 - L);
+        const char* next[4] = {reinterpret_cast<const char*>(a->query + tn * K),
+                               reinterpret_cast<const char*>(a->key + tn * K),
+                               reinterpret_cast<const char*>(a->decay + tn * K),
+                               reinterpret_cast<const char*>(a->value + tn * V)};
+        const int64_t bytes[4] = {Ln * K * 4, Ln * K * 4, Ln * K * 4, Ln * V * 4};
+        for (int p = 0; p < 4; ++p)
+          for (int64_t b = 0; b < bytes[p]; b += 2048) __builtin_prefetch(next[p] + b, 0, 3);
+        const char* next_out = reinterpret_cast<const char*>(a->out + tn * V + v0);
+        for (int64_t b = 0; b < Ln * V * 4; b += 2048) __builtin_prefetch(next_out + b, 1, 3);
+      }
       if (int err = fn(&q.buf, &k.buf, &v.buf, &d.buf, &beta.buf, &s_in.buf, &out.buf, &s_out.buf))
         return err;
       state_in = state_out;

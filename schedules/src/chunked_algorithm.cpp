@@ -129,9 +129,10 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
   g.wq(v, i) += g.lhs(rk, i) * g.state_in(v, rk);
   g.delta(v, i) = g.wq(v, i);
 
-  g.intra(v, i) = 0.f;
+  // Started from the inter-chunk output, so out is a copy of it.
+  g.intra(v, i) = g.wq(v, i + C);
   g.intra(v, i) += g.aqk(rc, i) * g.delta(v, rc);
-  g.out(v, i) = g.wq(v, i + C) + g.intra(v, i);
+  g.out(v, i) = g.intra(v, i);
 
   g.k_out(r, j) = g.k(r, j) * g.bwd(r, j) * g.suf(r, j / SB);
   g.state_decay(r) = g.pre(r, n);

@@ -49,7 +49,11 @@ Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int ro
   // at root holds the result for the consumers.
   Func result = output.defined() ? output : f.in();
   Var co("co"), ro("ro"), ci("ci"), ri("ri"), cv("cv"), cl("cl");
-  if (!output.defined()) result.compute_root().bound(row, row_min, row_extent);
+  // The columns computed may be a part of col_extent (a column part of a
+  // head), but the storage is always col_extent wide: a constant size, so
+  // small results go on the stack instead of a halide_malloc per call.
+  if (!output.defined())
+    result.compute_root().bound(row, row_min, row_extent).bound_storage(col, col_extent);
   result.tile(col, row, co, ro, ci, ri, ct.tile, rows).reorder(ci, ri, co, ro);
   if (ct.vec > 1) result.split(ci, cv, cl, ct.vec).reorder(cl, cv, ri, co, ro).vectorize(cl).unroll(cv);
   result.unroll(ri);
@@ -90,7 +94,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
     vectorize_if(f, r, vk);
   }
   g.b.compute_root();
-  g.vb.compute_root();
+  g.vb.compute_root().bound_storage(v, V);  // constant size: on the stack
   vectorize_if(g.vb, v, vv);
   // The scans run over tokens or sub-blocks with the channels r innermost.
   const std::pair<Func, RDom> scans[] = {
