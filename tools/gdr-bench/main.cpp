@@ -11,10 +11,11 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "../common/flags.h"
 #include "../common/implementations.h"
 #include "gdr/runtime.h"
 #include "peak.h"
@@ -58,49 +59,31 @@ const char kUsage[] =
   std::exit(2);
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, ',');)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
-
-template <typename Int>
-std::vector<Int> parse_ints(const std::string& flag, const std::string& s, Int min) {
-  std::vector<Int> out;
-  for (const std::string& p : split(s)) {
-    char* end = nullptr;
-    long long v = std::strtoll(p.c_str(), &end, 10);
-    if (*end != '\0' || v < min) die(flag + ": expected integers >= " + std::to_string(min) + ", got '" + s + "'");
-    out.push_back(static_cast<Int>(v));
-  }
-  if (out.empty()) die(flag + ": empty list");
-  return out;
-}
-
 Config parse_args(int argc, char** argv) {
-  Config c;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc) die(flag + " needs a value (see --help)");
-    std::string value = argv[++i];
-    if (flag == "--impl") c.impls = split(value);
-    else if (flag == "--T") c.T = parse_ints<int64_t>(flag, value, 0);
-    else if (flag == "--H") c.H = parse_ints<int64_t>(flag, value, 1);
-    else if (flag == "--B") c.B = parse_ints<int64_t>(flag, value, 1).at(0);
-    else if (flag == "--K") c.K = parse_ints<int64_t>(flag, value, 1).at(0);
-    else if (flag == "--V") c.V = parse_ints<int64_t>(flag, value, 1).at(0);
-    else if (flag == "--threads") c.threads = parse_ints<int>(flag, value, 1);
-    else if (flag == "--seconds") c.seconds_per_case = std::atof(value.c_str());
-    else if (flag == "--json") c.json = value;
-    else if (flag == "--halide-profile") c.halide_profile = value == "1";
-    else die("unknown argument " + flag + " (see --help)");
+  gdr::tools::Flags flags;
+  const std::set<std::string> known = {"--impl", "--T", "--H", "--B", "--K", "--V",
+                                       "--threads", "--seconds", "--json", "--halide-profile"};
+  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
+  if (flags.help()) {
+    std::fputs(kUsage, stdout);
+    std::exit(0);
   }
+  Config c;
+  constexpr int64_t kMaxSize = int64_t(1) << 20;
+  std::vector<int64_t> threads(c.threads.begin(), c.threads.end());
+  for (gdr::Status s : {flags.integers("--T", 0, kMaxSize, &c.T), flags.integers("--H", 1, kMaxSize, &c.H),
+                        flags.integer("--B", 1, kMaxSize, &c.B), flags.integer("--K", 1, kMaxSize, &c.K),
+                        flags.integer("--V", 1, kMaxSize, &c.V),
+                        flags.integers("--threads", 1, 1024, &threads)})
+    if (!s) die(s.message());
+  c.threads.assign(threads.begin(), threads.end());
+  if (flags.has("--impl")) c.impls = gdr::tools::split_list(flags.get("--impl"));
+  if (flags.has("--seconds")) {
+    c.seconds_per_case = std::atof(flags.get("--seconds").c_str());
+    if (!(c.seconds_per_case > 0)) die("--seconds: expected a positive number");
+  }
+  c.json = flags.get("--json");
+  c.halide_profile = flags.get("--halide-profile") == "1";
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "../common/flags.h"
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/recurrent.h"
 
@@ -37,37 +38,27 @@ int fail(const std::string& message) {
   return 2;
 }
 
-bool positive(const std::string& s, int64_t* out) {
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || v <= 0) return false;
-  *out = v;
-  return true;
-}
-
 using Args = std::map<std::string, std::string>;
 
-int compile_recurrent(Args& args, const gdr::compiler::KernelSpec& spec) {
+int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::KernelSpec& spec) {
   gdr::compiler::Target target = gdr::compiler::host_target();
-  if (args.count("--triple")) target.triple = args["--triple"];
-  if (args.count("--cpu")) target.cpu = args["--cpu"];
-  if (args.count("--features")) target.features = args["--features"];
-  int64_t n = 0;
-  if (args.count("--vector-bits")) {
-    if (!positive(args["--vector-bits"], &n)) return fail("--vector-bits: expected a positive integer");
-    target.vector_bits = static_cast<int>(n);
-  }
+  target.triple = flags.get("--triple", target.triple);
+  target.cpu = flags.get("--cpu", target.cpu);
+  target.features = flags.get("--features", target.features);
+  int64_t bits = target.vector_bits;
+  if (gdr::Status s = flags.integer("--vector-bits", 1, 4096, &bits); !s) return fail(s.message());
+  target.vector_bits = static_cast<int>(bits);
+  // Out-of-range knobs are the dialect verifier's to explain (it names them).
   gdr::compiler::RecurrentSchedule schedule =
       gdr::compiler::default_recurrent_schedule(spec, target);
-  for (auto [flag, field] : {std::pair{"--vector-width", &schedule.vector_width},
-                             std::pair{"--v-tile", &schedule.v_tile},
-                             std::pair{"--unroll", &schedule.unroll}})
-    if (args.count(flag) && !positive(args[flag], field))
-      return fail(std::string(flag) + ": expected a positive integer");
+  for (gdr::Status s : {flags.integer("--vector-width", 1, 1024, &schedule.vector_width),
+                        flags.integer("--v-tile", 1, 1 << 20, &schedule.v_tile),
+                        flags.integer("--unroll", 1, 1024, &schedule.unroll)})
+    if (!s) return fail(s.message());
 
-  const std::string prefix = args["--out"];
+  const std::string prefix = flags.get("--out");
   const std::string name = gdr::compiler::recurrent_kernel_name(spec, schedule);
-  const std::string emit = args.count("--emit") ? args["--emit"] : "object";
+  const std::string emit = flags.get("--emit", "object");
   if (emit == "mlir") {
     std::ofstream out(prefix + ".mlir", std::ios::trunc);
     out << gdr::compiler::recurrent_module_text(spec, schedule, target);
@@ -123,37 +114,39 @@ int compile_chunked(Args& args, int64_t K, int64_t V) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args args;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (i + 1 >= argc) return fail(flag + " needs a value");
-    if (args.count(flag)) return fail(flag + " given twice");
-    args[flag] = argv[++i];
+  std::set<std::string> known = kCommonFlags;
+  known.insert(kRecurrentFlags.begin(), kRecurrentFlags.end());
+  known.insert(kChunkedFlags.begin(), kChunkedFlags.end());
+  known.insert("--runtime");
+  gdr::tools::Flags flags;
+  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return fail(s.message());
+  if (flags.help()) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
+  Args args = flags.all();
   if (args.count("--runtime")) {
     for (const auto& [flag, value] : args)
       if (flag != "--runtime" && flag != "--target")
         return fail("--runtime takes only --target, not " + flag);
-    const std::string target = args.count("--target") ? args["--target"] : "host";
-    gdr::Status s = gdr::compiler::compile_halide_runtime(target, args["--runtime"]);
+    gdr::Status s = gdr::compiler::compile_halide_runtime(flags.get("--target", "host"),
+                                                          args["--runtime"]);
     return s ? 0 : fail(s.message());
   }
 
-  const std::string route = args.count("--route") ? args["--route"] : "";
+  const std::string route = flags.get("--route");
   if (route != "recurrent" && route != "chunked")
     return fail("--route: expected recurrent or chunked, got '" + route + "' (see --help)");
   const std::set<std::string>& route_flags = route == "recurrent" ? kRecurrentFlags : kChunkedFlags;
   for (const auto& [flag, value] : args)
     if (!kCommonFlags.count(flag) && !route_flags.count(flag))
-      return fail("unknown argument " + flag + " for --route " + route + " (see --help)");
+      return fail(flag + " does not apply to --route " + route + " (see --help)");
+  constexpr int64_t kMaxSize = int64_t(1) << 20;  // the dialect's own bound says more per route
   int64_t K = 0, V = 0;
-  if (!args.count("--K") || !positive(args["--K"], &K)) return fail("--K: expected a positive integer");
-  if (!args.count("--V") || !positive(args["--V"], &V)) return fail("--V: expected a positive integer");
-  if (!args.count("--out")) return fail("--out: missing output path prefix");
-  return route == "recurrent" ? compile_recurrent(args, gdr::compiler::KernelSpec{K, V})
+  if (!flags.has("--K") || !flags.has("--V")) return fail("--K and --V are required");
+  for (gdr::Status s : {flags.integer("--K", 1, kMaxSize, &K), flags.integer("--V", 1, kMaxSize, &V)})
+    if (!s) return fail(s.message());
+  if (!flags.has("--out")) return fail("--out: missing output path prefix");
+  return route == "recurrent" ? compile_recurrent(flags, gdr::compiler::KernelSpec{K, V})
                               : compile_chunked(args, K, V);
 }

@@ -3,9 +3,12 @@
 // non-zero exit, and no output file written.
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
+#include <set>
 #include <string>
 
+#include "../common/flags.h"
 #include "../common/implementations.h"
 #include "../common/npy.h"
 #include "gdr/runtime.h"
@@ -29,33 +32,24 @@ int fail(const std::string& message) {
 int main(int argc, char** argv) {
   const char* files[] = {"--query", "--key", "--value", "--decay", "--beta", "--initial-state",
                          "--out", "--final-state"};
-  std::map<std::string, std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    bool known = flag == "--route" || flag == "--threads";
-    for (const char* f : files) known |= flag == f;
-    if (!known) return fail("unknown argument " + flag + " (see --help)");
-    if (i + 1 >= argc) return fail(flag + " needs a value");
-    if (args.count(flag)) return fail(flag + " given twice");
-    args[flag] = argv[++i];
+  gdr::tools::Flags flags;
+  std::set<std::string> known = {"--route", "--threads"};
+  known.insert(std::begin(files), std::end(files));
+  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return fail(s.message());
+  if (flags.help()) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   for (const char* f : files)
-    if (!args.count(f)) return fail(std::string("missing ") + f + " (see --help)");
+    if (!flags.has(f)) return fail(std::string("missing ") + f + " (see --help)");
+  std::map<std::string, std::string> args = flags.all();
 
   gdr::Options options;
   if (args.count("--route") && !gdr::parse_route(args["--route"], &options.route))
     return fail("--route: unknown route '" + args["--route"] + "'");
-  if (args.count("--threads")) {
-    char* end = nullptr;
-    long n = std::strtol(args["--threads"].c_str(), &end, 10);
-    if (*end != '\0' || n < 1 || n > 1024)
-      return fail("--threads: expected an integer in [1, 1024], got '" + args["--threads"] + "'");
-    options.threads = static_cast<int>(n);
-  }
+  int64_t threads = 0;
+  if (gdr::Status s = flags.integer("--threads", 1, 1024, &threads); !s) return fail(s.message());
+  options.threads = static_cast<int>(threads);
 
   std::map<std::string, gdr::npy::Array> in;
   for (int i = 0; i < 6; ++i) {

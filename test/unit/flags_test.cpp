@@ -1,0 +1,68 @@
+#include "flags.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace gdr::tools {
+namespace {
+
+Status parse(std::vector<const char*> args, Flags* flags) {
+  args.insert(args.begin(), "tool");
+  return Flags::parse(static_cast<int>(args.size()), const_cast<char**>(args.data()),
+                      {"--a", "--n", "--list"}, flags);
+}
+
+TEST(Flags, ParsesKnownFlags) {
+  Flags f;
+  ASSERT_TRUE(parse({"--a", "x", "--n", "42", "--list", "1,2,,3"}, &f));
+  EXPECT_EQ(f.get("--a"), "x");
+  EXPECT_EQ(f.get("--missing", "fallback"), "fallback");
+  int64_t n = 0;
+  ASSERT_TRUE(f.integer("--n", 1, 100, &n));
+  EXPECT_EQ(n, 42);
+  std::vector<int64_t> list;
+  ASSERT_TRUE(f.integers("--list", 0, 9, &list));
+  EXPECT_EQ(list, (std::vector<int64_t>{1, 2, 3}));
+}
+
+TEST(Flags, RejectsWithTheFlagsName) {
+  struct Case {
+    std::vector<const char*> args;
+    const char* must_mention;
+  };
+  for (const Case& c : std::vector<Case>{{{"--b", "1"}, "unknown argument --b"},
+                                         {{"--a", "1", "--a", "2"}, "--a given twice"},
+                                         {{"--a"}, "--a needs a value"}}) {
+    Flags f;
+    Status s = parse(c.args, &f);
+    ASSERT_FALSE(s) << c.must_mention;
+    EXPECT_NE(s.message().find(c.must_mention), std::string::npos) << s.message();
+  }
+}
+
+TEST(Flags, RangeChecksIntegers) {
+  for (const char* bad : {"0", "101", "x", "", "9999999999999999999999"}) {
+    Flags f;
+    ASSERT_TRUE(parse({"--n", bad}, &f));
+    int64_t n = 7;
+    Status s = f.integer("--n", 1, 100, &n);
+    EXPECT_FALSE(s) << bad;
+    EXPECT_NE(s.message().find("--n"), std::string::npos);
+    EXPECT_EQ(n, 7) << "left alone on error";
+  }
+  Flags f;
+  ASSERT_TRUE(parse({"--list", "1,x"}, &f));
+  std::vector<int64_t> list;
+  EXPECT_FALSE(f.integers("--list", 0, 9, &list));
+  EXPECT_TRUE(list.empty());
+}
+
+TEST(Flags, HelpStopsParsing) {
+  Flags f;
+  ASSERT_TRUE(parse({"--help", "--unknown"}, &f));
+  EXPECT_TRUE(f.help());
+}
+
+}  // namespace
+}  // namespace gdr::tools

@@ -1,0 +1,81 @@
+#include "flags.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace gdr::tools {
+namespace {
+
+bool parse_integer(const std::string& text, int64_t* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return false;
+  *out = v;
+  return true;
+}
+
+std::string range(int64_t min, int64_t max) {
+  return "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, Flags* flags) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      flags->help_ = true;
+      return Status::ok();
+    }
+    if (!known.count(flag)) return Status::error("unknown argument " + flag + " (see --help)");
+    if (i + 1 >= argc) return Status::error(flag + " needs a value");
+    if (flags->has(flag)) return Status::error(flag + " given twice");
+    flags->values_[flag] = argv[++i];
+  }
+  return Status::ok();
+}
+
+std::string Flags::get(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
+Status Flags::integer(const std::string& name, int64_t min, int64_t max, int64_t* out) const {
+  if (!has(name)) return Status::ok();
+  int64_t v = 0;
+  if (!parse_integer(get(name), &v) || v < min || v > max)
+    return Status::error(name + ": expected an integer in " + range(min, max) + ", got '" +
+                         get(name) + "'");
+  *out = v;
+  return Status::ok();
+}
+
+Status Flags::integers(const std::string& name, int64_t min, int64_t max,
+                       std::vector<int64_t>* out) const {
+  if (!has(name)) return Status::ok();
+  std::vector<int64_t> values;
+  for (const std::string& part : split_list(get(name))) {
+    int64_t v = 0;
+    if (!parse_integer(part, &v) || v < min || v > max)
+      return Status::error(name + ": expected comma-separated integers in " + range(min, max) +
+                           ", got '" +
+                           get(name) + "'");
+    values.push_back(v);
+  }
+  if (values.empty()) return Status::error(name + ": empty list");
+  *out = values;
+  return Status::ok();
+}
+
+}  // namespace gdr::tools

@@ -1,0 +1,40 @@
+// Command-line flags of the form `--name value`, shared by the tools: only
+// known flags, each at most once, each with a value; integers range-checked.
+// Every error names the flag.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gdr/status.h"
+
+namespace gdr::tools {
+
+class Flags {
+ public:
+  // Parses argv[1..]. `--help` / `-h` sets help() and stops parsing.
+  static Status parse(int argc, char** argv, const std::set<std::string>& known, Flags* flags);
+
+  bool help() const { return help_; }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  // The flag's value, or `fallback` when it was not given.
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+  const std::map<std::string, std::string>& all() const { return values_; }
+
+  // The flag as an integer in [min, max]; *out is left alone when absent.
+  Status integer(const std::string& name, int64_t min, int64_t max, int64_t* out) const;
+  // A comma-separated list of integers in [min, max]; *out left alone when absent.
+  Status integers(const std::string& name, int64_t min, int64_t max, std::vector<int64_t>* out) const;
+
+ private:
+  bool help_ = false;
+  std::map<std::string, std::string> values_;
+};
+
+// "a,b,,c" -> {"a", "b", "c"}
+std::vector<std::string> split_list(const std::string& text);
+
+}  // namespace gdr::tools
