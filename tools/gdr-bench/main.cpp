@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "../common/implementations.h"
 #include "gdr/runtime.h"
 #include "peak.h"
+#include "reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/toolchain.h"
@@ -86,36 +86,6 @@ Config parse_args(int argc, char** argv) {
   c.halide_profile = flags.get("--halide-profile") == "1";
   return c;
 }
-
-// Inputs as in the contract, with decay ~ U(0.9, 1): the regime where the
-// baseline chunked kernel takes its chunked path rather than its fallback.
-struct Inputs {
-  std::vector<float> q, k, v, d, beta, s0;
-  Inputs(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V) {
-    std::mt19937 rng(42);
-    std::normal_distribution<float> normal;
-    std::uniform_real_distribution<float> uniform;
-    const int64_t tokens = B * H * T;
-    auto normalised = [&](std::vector<float>& x) {
-      x.resize(tokens * K);
-      for (int64_t i = 0; i < tokens; ++i) {
-        float norm = 0;
-        for (int64_t r = 0; r < K; ++r) norm += (x[i * K + r] = normal(rng)) * x[i * K + r];
-        for (int64_t r = 0; r < K; ++r) x[i * K + r] /= std::sqrt(norm);
-      }
-    };
-    normalised(q);
-    normalised(k);
-    v.resize(tokens * V);
-    for (float& e : v) e = normal(rng);
-    d.resize(tokens * K);
-    for (float& e : d) e = 0.9f + 0.1f * uniform(rng);
-    beta.resize(tokens);
-    for (float& e : beta) e = uniform(rng);
-    s0.resize(B * H * K * V);
-    for (float& e : s0) e = normal(rng);
-  }
-};
 
 double median(std::vector<double> x) {
   std::sort(x.begin(), x.end());
@@ -200,17 +170,21 @@ int main(int argc, char** argv) {
   for (int64_t H : config.H)
     for (int64_t T : config.T)
       for (int threads : config.threads) {
-        Inputs in(config.B, H, T, config.K, config.V);
+        // Inputs as in the contract, with decay ~ U(0.9, 1): the regime where
+        // the baseline chunked kernel takes its chunked path, not its fallback.
+        gdr::test::Problem in = gdr::test::make_problem(
+            config.B, H, T, config.K, config.V,
+            {gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform, true, 42});
         const size_t n_impl = routes.size();
         std::vector<std::vector<float>> outs(n_impl), states(n_impl);
         std::vector<std::vector<double>> times(n_impl);
         std::string failure;
         auto run_once = [&](size_t i) {
-          outs[i].resize(config.B * H * T * config.V);
-          states[i].resize(config.B * H * config.K * config.V);
-          gdr::Tensors t{in.q.data(), in.k.data(), in.v.data(), in.d.data(), in.beta.data(),
-                         in.s0.data(), outs[i].data(), states[i].data(), config.B, H, T, config.K,
-                         config.V};
+          outs[i].resize(in.out.size());
+          states[i].resize(in.final_state.size());
+          gdr::Tensors t = in.tensors();
+          t.out = outs[i].data();
+          t.final_state = states[i].data();
           gdr::Options o;
           o.route = routes[i];
           select_variant(i);
