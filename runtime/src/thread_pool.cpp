@@ -1,19 +1,49 @@
 #include "gdr/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 
 namespace gdr {
+namespace {
 
-ThreadPool::ThreadPool(int workers) : scratch_(std::max(1, workers)) {
+// How long an idle thread polls before it sleeps on the condition variable.
+// A futex wake-up costs tens of microseconds in these VMs, as much as a whole
+// decode call; OpenMP runtimes poll for far longer (libgomp ~ms, Intel's
+// 200 ms). Measured on the dev VM (2-core Xeon, B=1 H=32 K=V=128 T=1):
+// see docs/architecture.md "Thread pool".
+constexpr auto kSpin = std::chrono::microseconds(1000);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Polls `ready` until it holds or kSpin has passed; true if it holds.
+template <typename Ready>
+bool spin_until(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() > deadline) return ready();
+  }
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int workers) : scratch_(std::max(1, workers)), cursors_(std::max(1, workers)) {
   for (int w = 1; w < size(); ++w) threads_.emplace_back([this, w] { worker_loop(w); });
 }
 
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+    stopping_.store(true, std::memory_order_release);
   }
   wake_.notify_all();
   for (auto& t : threads_) t.join();
@@ -25,27 +55,36 @@ ThreadPool& ThreadPool::shared() {
 }
 
 void ThreadPool::run_tasks(int worker) {
-  for (;;) {
-    int64_t i = next_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= job_size_) return;
-    (*job_)(i, worker, scratch_[worker].data.get());
+  // Own block first, then help the others from where they are.
+  for (int i = 0; i < job_workers_; ++i) {
+    const int owner = (worker + i) % job_workers_;
+    Cursor& c = cursors_[owner];
+    for (;;) {
+      const int64_t task = c.next.fetch_add(1, std::memory_order_relaxed);
+      if (task >= c.end) break;
+      (*job_)(task, worker, scratch_[worker].data.get());
+    }
   }
 }
 
 void ThreadPool::worker_loop(int worker) {
   uint64_t seen = 0;
   for (;;) {
-    {
+    auto posted = [&] {
+      return stopping_.load(std::memory_order_acquire) ||
+             generation_.load(std::memory_order_acquire) != seen;
+    };
+    if (!spin_until(posted)) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      if (worker >= job_workers_) continue;
+      wake_.wait(lock, posted);
     }
+    if (stopping_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
+    if (worker >= job_workers_) continue;
     run_tasks(worker);
-    {
+    if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--active_ == 0) done_.notify_one();
+      done_.notify_one();
     }
   }
 }
@@ -66,16 +105,23 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &task;
-    job_size_ = n;
     job_workers_ = workers;
-    active_ = workers - 1;
-    next_.store(0, std::memory_order_relaxed);
-    ++generation_;
+    // Worker w owns tasks [n·w/W, n·(w+1)/W): the same heads land on the
+    // same thread call after call, so their state stays in that core's cache.
+    for (int w = 0; w < workers; ++w) {
+      cursors_[w].next.store(n * w / workers, std::memory_order_relaxed);
+      cursors_[w].end = n * (w + 1) / workers;
+    }
+    active_.store(workers - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   run_tasks(0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [&] { return active_ == 0; });
+  auto finished = [&] { return active_.load(std::memory_order_acquire) == 0; };
+  if (!spin_until(finished)) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, finished);
+  }
   job_ = nullptr;
   return true;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -65,6 +66,42 @@ TEST(ThreadPool, ManyConsecutiveJobs) {
   for (int job = 0; job < 500; ++job)
     pool.parallel_for(3, 0, 0, [&](int64_t i, int, float*) { sum += i; });
   EXPECT_EQ(sum.load(), 500 * 3);
+}
+
+TEST(ThreadPool, IdleWorkersStealFromABlockedOne) {
+  // Worker 0 (the caller) owns tasks [0, 50) but stalls on its first one
+  // until the others have done everything else: only stealing finishes.
+  ThreadPool pool(2);
+  std::atomic<int> done{0};
+  std::vector<int> ran_by(100, -1);
+  ASSERT_TRUE(pool.parallel_for(100, 2, 0, [&](int64_t i, int w, float*) {
+    if (i == 0)
+      while (done.load() < 99) std::this_thread::yield();
+    ran_by[i] = w;
+    ++done;
+  }));
+  EXPECT_EQ(done.load(), 100);
+  int stolen = 0;
+  for (int i = 1; i < 50; ++i) stolen += ran_by[i] == 1;
+  EXPECT_EQ(stolen, 49);
+}
+
+TEST(ThreadPool, WakesWorkersThatWentToSleep) {
+  // Idle for longer than the polling window, so the helper sleeps on the
+  // condition variable; task 0 (the caller's) waits for task 1 to start,
+  // which only the woken helper can do.
+  ThreadPool pool(2);
+  for (int job = 0; job < 3; ++job) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::atomic<int> task1_worker{-1};
+    pool.parallel_for(2, 2, 0, [&](int64_t i, int w, float*) {
+      if (i == 1) task1_worker = w;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (i == 0 && task1_worker.load() < 0 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
+    });
+    EXPECT_EQ(task1_worker.load(), 1) << "job " << job;
+  }
 }
 
 TEST(ThreadPool, ConcurrentCallersDoNotShareScratch) {

@@ -32,7 +32,10 @@ class ThreadPool {
   // done. Before any task runs, every worker that takes part gets at least
   // `scratch_floats` floats of scratch of its own (64-byte aligned, kept
   // between calls); if that memory cannot be had, no task runs and it
-  // returns false. Tasks are handed out in order from a shared counter.
+  // returns false. Worker w first runs the w-th of `workers` equal
+  // contiguous blocks of [0, n) (so a task index lands on the same thread
+  // from call to call), then helps the others. Idle threads poll for a short
+  // while before they sleep, so back-to-back calls do not pay a wake-up.
   // Calls from several threads at once are serialised.
   bool parallel_for(int64_t n, int max_workers, int64_t scratch_floats, const Task& task);
 
@@ -50,14 +53,17 @@ class ThreadPool {
   std::mutex call_mutex_;  // one parallel_for at a time
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
-  // The current job, guarded by mutex_ except next_ (atomic via lock-free ops).
+  std::atomic<bool> stopping_{false};
+  // The current job: written under mutex_ before generation_ is bumped.
+  struct alignas(64) Cursor {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
   const Task* job_ = nullptr;
-  int64_t job_size_ = 0;
   int job_workers_ = 0;
-  int active_ = 0;
-  std::atomic<int64_t> next_{0};
+  std::vector<Cursor> cursors_;  // one block of tasks per worker
+  std::atomic<int> active_{0};   // helpers still running the job
+  std::atomic<uint64_t> generation_{0};
 };
 
 }  // namespace gdr
