@@ -75,7 +75,20 @@ class RecurrentEmitter {
         emitTile(bh, col, tile_ / W_, Value());
         return SmallVector<Value>{};
       });
-      loop(tilesEnd, vEnd, c(W_), {}, [&](Value col, ValueRange) {
+      // Columns past the whole tiles (a head split over threads leaves
+      // parts narrower than a tile): one tile of each power-of-two number of
+      // vectors below the tile's that still fits, then masked vectors.
+      Value rest = tilesEnd;
+      for (int64_t m = pow2Below(tile_ / W_); m >= 1; m /= 2) {
+        Value width = c(m * W_);
+        Value end = add(rest, mul(div(sub(vEnd, rest), width), width));
+        loop(rest, end, width, {}, [&](Value col, ValueRange) {
+          emitTile(bh, col, m, Value());
+          return SmallVector<Value>{};
+        });
+        rest = end;
+      }
+      loop(rest, vEnd, c(W_), {}, [&](Value col, ValueRange) {
         Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({W_}, b_.getI1Type()),
                                                      ValueRange{sub(vEnd, col)});
         emitTile(bh, col, 1, mask);
@@ -87,6 +100,13 @@ class RecurrentEmitter {
 
  private:
   using Body = function_ref<SmallVector<Value>(Value iv, ValueRange iterArgs)>;
+
+  // The largest power of two below n (0 when n <= 1).
+  static int64_t pow2Below(int64_t n) {
+    int64_t p = 1;
+    while (p * 2 < n) p *= 2;
+    return n > 1 ? p : 0;
+  }
 
   // scf.for whose body `body` emits with b_; returns the loop's results.
   SmallVector<Value> loop(Value lb, Value ub, Value step, ValueRange inits, Body body) {

@@ -70,6 +70,15 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   int threads = options.threads <= 0 ? pool.size() : std::min(options.threads, pool.size());
   if (kernel.max_threads > 0) threads = std::min(threads, kernel.max_threads);
   const int64_t heads = t.B * t.H;
+  // Left to the runtime (threads <= 0), a call too small to share runs on
+  // fewer threads: below about two heads of 128 x 128 decode per thread,
+  // waking a helper costs more than it saves (dev VM, T = 1, see
+  // docs/architecture.md, Thread pool).
+  if (options.threads <= 0) {
+    constexpr int64_t kMinCellTokensPerThread = 2 * 128 * 128;
+    const int64_t cell_tokens = heads * t.K * t.V * std::max<int64_t>(1, t.T);
+    threads = static_cast<int>(std::clamp<int64_t>(cell_tokens / kMinCellTokensPerThread, 1, threads));
+  }
   int64_t parts = 1;
   if (kernel.column_align > 0) {
     const int64_t max_parts = (t.V + kernel.column_align - 1) / kernel.column_align;

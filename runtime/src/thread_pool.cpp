@@ -57,12 +57,15 @@ ThreadPool& ThreadPool::shared() {
 void ThreadPool::run_tasks(int worker) {
   // Own block first, then help the others from where they are.
   for (int i = 0; i < job_workers_; ++i) {
-    const int owner = (worker + i) % job_workers_;
-    Cursor& c = cursors_[owner];
+    Cursor& c = cursors_[(worker + i) % job_workers_];
     for (;;) {
       const int64_t task = c.next.fetch_add(1, std::memory_order_relaxed);
       if (task >= c.end) break;
       (*job_)(task, worker, scratch_[worker].data.get());
+      if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_all();
+      }
     }
   }
 }
@@ -79,13 +82,17 @@ void ThreadPool::worker_loop(int worker) {
       wake_.wait(lock, posted);
     }
     if (stopping_.load(std::memory_order_acquire)) return;
-    seen = generation_.load(std::memory_order_acquire);
-    if (worker >= job_workers_) continue;
-    run_tasks(worker);
-    if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    {
+      // A helper the OS ran late may find the job finished (the others took
+      // its block) and, by then, its task gone: it joins only an open job.
       std::lock_guard<std::mutex> lock(mutex_);
-      done_.notify_one();
+      seen = generation_.load(std::memory_order_relaxed);
+      if (!job_open_ || worker >= job_workers_) continue;
+      ++joined_;
     }
+    run_tasks(worker);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--joined_ == 0) done_.notify_all();
   }
 }
 
@@ -106,22 +113,26 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &task;
     job_workers_ = workers;
+    job_open_ = true;
     // Worker w owns tasks [n·w/W, n·(w+1)/W): the same heads land on the
     // same thread call after call, so their state stays in that core's cache.
     for (int w = 0; w < workers; ++w) {
       cursors_[w].next.store(n * w / workers, std::memory_order_relaxed);
       cursors_[w].end = n * (w + 1) / workers;
     }
-    active_.store(workers - 1, std::memory_order_relaxed);
+    unfinished_.store(n, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   run_tasks(0);
-  auto finished = [&] { return active_.load(std::memory_order_acquire) == 0; };
-  if (!spin_until(finished)) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, finished);
-  }
+  // Done when every task is; helpers that never got the CPU are not waited
+  // for. Those that joined are only finishing a failed fetch_add.
+  auto finished = [&] { return unfinished_.load(std::memory_order_acquire) == 0; };
+  spin_until(finished);
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, finished);
+  job_open_ = false;
+  done_.wait(lock, [&] { return joined_ == 0; });
   job_ = nullptr;
   return true;
 }

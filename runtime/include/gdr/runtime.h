@@ -27,7 +27,7 @@ const char* route_name(Route route);
 bool parse_route(const std::string& name, Route* route);
 
 struct Options {
-  int threads = 0;  // <= 0 or more than the pool has: every worker of the pool
+  int threads = 0;  // <= 0: the runtime decides (every worker, fewer for tiny calls); capped at the pool
   Route route = Route::Auto;
   // Column parts each head is split into; 0 lets the runtime choose (it
   // splits only when there are fewer heads than threads).

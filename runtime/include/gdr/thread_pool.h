@@ -61,8 +61,10 @@ class ThreadPool {
   };
   const Task* job_ = nullptr;
   int job_workers_ = 0;
-  std::vector<Cursor> cursors_;  // one block of tasks per worker
-  std::atomic<int> active_{0};   // helpers still running the job
+  bool job_open_ = false;              // helpers may still join (mutex_)
+  int joined_ = 0;                     // helpers inside run_tasks (mutex_)
+  std::vector<Cursor> cursors_;        // one block of tasks per worker
+  std::atomic<int64_t> unfinished_{0};  // tasks not yet done
   std::atomic<uint64_t> generation_{0};
 };
 
