@@ -20,7 +20,7 @@
 // Schedule knobs: vector_width = lanes of the vector type; v_tile = columns
 // (v_tile / vector_width vectors, two accumulators each) a sweep keeps in
 // registers; unroll = K rows per iteration of the sweep loop. Columns past
-// the last whole tile run one masked vector at a time. Between tokens the
+// the last whole tile run in smaller whole tiles, then masked vectors. Between tokens the
 // tile lives packed in the worker's scratch (K · v_tile floats, then 2 · K
 // for dk and dq): the first
 // token reads initial_state, the last writes final_state; dk and dq of the
