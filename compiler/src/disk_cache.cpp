@@ -205,6 +205,20 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
   counters().stores++;
 }
 
+Status DiskCache::load_or_build(const std::string& description, const Build& build,
+                                const Use& use) const {
+  std::vector<char> payload;
+  if (load(description, &payload)) {
+    Status s = use(payload);
+    if (s) return s;
+    reject(description, "was refused (" + s.message() + ")");
+  }
+  if (Status s = build(&payload); !s) return s;
+  if (Status s = use(payload); !s) return s;
+  store(description, payload);
+  return Status::ok();
+}
+
 void DiskCache::reject(const std::string& description, const std::string& why) const {
   if (enabled()) discard(entry_path(description), why);
 }

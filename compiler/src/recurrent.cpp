@@ -159,22 +159,12 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
                          Kernel* kernel) {
   const Target& host = host_target();
   const std::string name = recurrent_kernel_name(spec, schedule);
-  const DiskCache cache = DiskCache::from_environment();
-  const std::string key = recurrent_cache_description(spec, schedule, host);
-  std::vector<char> object;
   void* address = nullptr;
-  if (cache.load(key, &object)) {
-    // A verified entry the JIT still refuses is dropped and rebuilt.
-    if (Status s = jit_load_object(object, name, &address); !s) {
-      cache.reject(key, "was refused by the JIT (" + s.message() + ")");
-      address = nullptr;
-    }
-  }
-  if (!address) {
-    if (Status s = compile_recurrent_object(spec, schedule, host, &object); !s) return s;
-    if (Status s = jit_load_object(object, name, &address); !s) return s;
-    cache.store(key, object);  // only objects the JIT accepted
-  }
+  Status s = DiskCache::from_environment().load_or_build(
+      recurrent_cache_description(spec, schedule, host),
+      [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, host, object); },
+      [&](const std::vector<char>& object) { return jit_load_object(object, name, &address); });
+  if (!s) return s;
   kernel->name = name;
   kernel->fn = reinterpret_cast<gdr_kernel_fn>(address);
   kernel->K = spec.K;

@@ -11,8 +11,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "gdr/status.h"
 
 namespace gdr::compiler {
 
@@ -57,6 +60,13 @@ class DiskCache {
   // Writes the entry atomically. If the folder cannot be written, says so
   // once per process on stderr and carries on: the caller has its object.
   void store(const std::string& description, const std::vector<char>& payload) const;
+
+  // What every cached compile does: an intact entry goes to `use`; if `use`
+  // refuses it, the entry is rejected. On a miss or a rejection, `build`
+  // makes the payload, `use` must accept it, and only then is it stored.
+  using Build = std::function<Status(std::vector<char>* payload)>;
+  using Use = std::function<Status(const std::vector<char>& payload)>;
+  Status load_or_build(const std::string& description, const Build& build, const Use& use) const;
 
   // Deletes an entry whose verified payload was still unusable (the JIT
   // refused it), with the same one-line report as a corrupt entry.
