@@ -109,6 +109,11 @@ Status halide_object_bytes(const std::function<void(const std::string& path)>& w
   return Status::ok();
 }
 
+// What cached kernels are built for: the host, without a runtime inside.
+Halide::Target kernel_target() {
+  return Halide::get_host_target().with_feature(Halide::Target::NoRuntime);
+}
+
 // The JIT library every cached chunked kernel links against: one Halide
 // runtime per process, itself kept in the disk cache.
 constexpr char kRuntimeLibrary[] = "gdr_halide_runtime";
@@ -161,18 +166,21 @@ Status halide_jit_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
   return Status::ok();
 }
 
+bool uses_halide_jit(const ChunkedSpec& spec) {
+  return spec.profile || spec.scheduler == Scheduler::Adams2019;
+}
+
 // The hand-scheduled kernel built without a runtime (as the AOT path does),
 // from the disk cache or compiled and stored, linked in the process JIT
 // against the one Halide runtime object.
 Status cached_object_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
   const Halide::Target host = Halide::get_host_target();
   if (Status s = load_halide_runtime(host); !s) return s;
-  const Halide::Target target = host.with_feature(Halide::Target::NoRuntime);
+  const Halide::Target target = kernel_target();
   const std::string name = chunked_kernel_name(spec);
   void* address = nullptr;
   Status s = DiskCache::from_environment().load_or_build(
-      "route chunked\nkernel " + name + "\nschedule " + spec.schedule.str() + "\nhalide " +
-          GDR_HALIDE_VERSION + "\nhalide target " + target.to_string(),
+      chunked_cache_description(spec),
       [&](std::vector<char>* object) {
         schedules::ChunkedAlgorithm alg;
         if (Status b = build_pipeline(spec, target, alg); !b) return b;
@@ -193,8 +201,8 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
   CompiledKernel result;
   try {
     HalideChunkedFn fn = nullptr;
-    const bool halide_jit = spec.profile || spec.scheduler == Scheduler::Adams2019;
-    if (Status s = halide_jit ? halide_jit_entry(spec, &fn) : cached_object_entry(spec, &fn); !s)
+    if (Status s = uses_halide_jit(spec) ? halide_jit_entry(spec, &fn) : cached_object_entry(spec, &fn);
+        !s)
       return {s, {}};
     const std::string name = chunked_kernel_name(spec);
 
@@ -232,6 +240,15 @@ std::string chunked_kernel_name(const ChunkedSpec& spec) {
          std::to_string(spec.schedule.chunk) + "_w" + std::to_string(spec.schedule.vector_width) +
          (spec.scheduler == Scheduler::Adams2019 ? "_adams2019" : "");
 }
+
+std::string chunked_cache_description(const ChunkedSpec& spec) {
+  if (uses_halide_jit(spec)) return "";
+  return "route chunked\nkernel " + chunked_kernel_name(spec) + "\nschedule " +
+         spec.schedule.str() + "\nhalide " + GDR_HALIDE_VERSION + "\nhalide target " +
+         kernel_target().to_string();
+}
+
+CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec) { return jit_compile(spec); }
 
 CompiledKernel compile_chunked(const ChunkedSpec& spec) {
   using Key = std::tuple<int64_t, int64_t, schedules::Schedule, Scheduler, bool>;

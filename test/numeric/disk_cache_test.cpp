@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "gdr/compiler/chunked.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/recurrent.h"
 #include "route_tester.h"
@@ -273,6 +274,83 @@ TEST_F(DiskCacheTest, ConcurrentWritersAndReadersOfOneEntry) {
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir_)) files += e.is_regular_file();
   EXPECT_EQ(files, 1);
+}
+
+// A verified payload that its user still refuses (the JIT, in the routes)
+// is rejected like a corrupt one, and the rebuilt payload replaces it.
+TEST_F(DiskCacheTest, APayloadItsUserRefusesIsRejectedAndRebuilt) {
+  const DiskCache cache(dir_);
+  cache.store("k", {'o', 'l', 'd'});
+  std::vector<std::vector<char>> offered;
+  auto build = [](std::vector<char>* p) {
+    *p = {'n', 'e', 'w'};
+    return Status::ok();
+  };
+  auto use = [&](const std::vector<char>& p) {
+    offered.push_back(p);
+    return p == std::vector<char>{'o', 'l', 'd'} ? Status::error("stale") : Status::ok();
+  };
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(cache.load_or_build("k", build, use));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(cache.entry_path("k")), std::string::npos) << err;
+  EXPECT_NE(err.find("stale"), std::string::npos) << err;
+  ASSERT_EQ(offered.size(), 2u);
+  std::vector<char> got;
+  ASSERT_TRUE(cache.load("k", &got));
+  EXPECT_EQ(got, (std::vector<char>{'n', 'e', 'w'}));
+
+  // A build that fails stores nothing and returns its error.
+  auto failing = [](std::vector<char>*) { return Status::error("no compiler"); };
+  const Status s = cache.load_or_build("other", failing, use);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message(), "no compiler");
+  EXPECT_FALSE(fs::exists(cache.entry_path("other")));
+}
+
+// The chunked route's kernel (the Halide runtime is cached the same way; a
+// process loads it once, so gdr_run_test covers it across processes).
+TEST_F(DiskCacheTest, ChunkedKernelIsStoredLoadedAndRebuiltWhenDamaged) {
+  compiler::ChunkedSpec spec;
+  spec.K = 24;
+  spec.V = 40;
+  spec.schedule = {16, 8};
+  const std::string path = DiskCache(dir_).entry_path(compiler::chunked_cache_description(spec));
+  auto compile_and_check = [&](const std::string& what) {
+    const compiler::CompiledKernel c = compiler::compile_chunked_uncached(spec);
+    ASSERT_TRUE(c.status) << c.status.message();
+    Problem p = make_problem(1, 2, 37, spec.K, spec.V,
+                             {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
+    Options o;
+    o.threads = 1;
+    expect_within_contract(p, o, what, [&](const Tensors& t, const Options& options) {
+      return execute(c.kernel, t, options);
+    });
+  };
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  compile_and_check("cold");
+  ASSERT_TRUE(fs::exists(path));
+  EXPECT_GE((compiler::disk_cache_stats() - before).stores, 1);
+
+  const DiskCacheStats warm = compiler::disk_cache_stats();
+  compile_and_check("warm");
+  DiskCacheStats d = compiler::disk_cache_stats() - warm;
+  EXPECT_EQ(d.hits, 1);
+  EXPECT_EQ(d.stores, 0);
+
+  std::vector<char> bytes = read_file(path);
+  bytes[bytes.size() - 64] ^= 0x04;
+  write_file(path, bytes);
+  const DiskCacheStats damaged = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  compile_and_check("after damage");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(path), std::string::npos) << err;
+  d = compiler::disk_cache_stats() - damaged;
+  EXPECT_EQ(d.rejected, 1);
+  EXPECT_EQ(d.stores, 1);
 }
 
 }  // namespace
