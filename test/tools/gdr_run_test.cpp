@@ -230,6 +230,52 @@ TEST_F(GdrRunTest, ASecondProcessLoadsTheCachedKernels) {
   }
   old ? setenv("GDR_CACHE_DIR", saved.c_str(), 1) : unsetenv("GDR_CACHE_DIR");
 }
+
+// Cold processes racing to store the same entries: each renames a whole
+// file over the entry, so all succeed, none reports a bad entry, and the
+// entries left load cleanly in the next process.
+TEST_F(GdrRunTest, ConcurrentColdProcessesShareOneCache) {
+  const std::string cache = path("cache");
+  Problem p = make_problem(1, 2, 20, 16, 24, {DecayRegime::NearOne, BetaRegime::Uniform, true, 3});
+  write_problem(p);
+  const std::string inputs = " --query " + path("q.npy") + " --key " + path("k.npy") + " --value " +
+                             path("v.npy") + " --decay " + path("d.npy") + " --beta " +
+                             path("b.npy") + " --initial-state " + path("s.npy");
+  std::string cmd;
+  const int processes = 4;
+  for (int i = 0; i < processes; ++i) {
+    const std::string n = std::to_string(i);
+    cmd += "GDR_CACHE_DIR=" + cache + " " + GDR_RUN_PATH + inputs + " --route chunked --out " +
+           path("out" + n + ".npy") + " --final-state " + path("fs" + n + ".npy") + " 2> " +
+           path("err" + n + ".txt") + " & ";
+  }
+  ASSERT_EQ(std::system((cmd + "wait").c_str()), 0);
+  for (int i = 0; i < processes; ++i) {
+    const std::string n = std::to_string(i);
+    std::ifstream err(path("err" + n + ".txt"));
+    std::stringstream text;
+    text << err.rdbuf();
+    EXPECT_EQ(text.str(), "") << "process " << i;
+    npy::Array out, fs;
+    ASSERT_TRUE(npy::read(path("out" + n + ".npy"), &out)) << "process " << i;
+    ASSERT_TRUE(npy::read(path("fs" + n + ".npy"), &fs)) << "process " << i;
+    Problem result = p;
+    result.out = out.data;
+    result.final_state = fs.data;
+    EXPECT_LE(relative_error(result, reference_f64(p)), 1e-4) << "process " << i;
+  }
+  const auto entries = inodes(cache);
+  EXPECT_EQ(entries.size(), 2u);  // kernel and Halide runtime, no temporary left
+  const std::string again = "GDR_CACHE_DIR=" + cache + " " + GDR_RUN_PATH + inputs +
+                            " --route chunked --out " + path("out.npy") + " --final-state " +
+                            path("fs.npy") + " 2> " + path("err.txt");
+  ASSERT_EQ(std::system(again.c_str()), 0);
+  std::ifstream err(path("err.txt"));
+  std::stringstream text;
+  text << err.rdbuf();
+  EXPECT_EQ(text.str(), "");
+  EXPECT_EQ(inodes(cache), entries) << "the warm run rewrote an entry";
+}
 #endif
 
 }  // namespace
