@@ -1,9 +1,16 @@
 #include "gdr/compiler/chunked.h"
 
 #include <Halide.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,7 +19,9 @@
 #include <vector>
 
 #include "gdr/Dialect/Limits.h"
+#include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/halide_chunked_abi.h"
+#include "gdr/compiler/jit.h"
 #include "gdr/compiler/once_cache.h"
 #include "gdr/schedules/chunked_algorithm.h"
 #include "gdr/schedules/chunked_schedule.h"
@@ -69,7 +78,8 @@ constexpr std::array<gdr_kernel_fn, kSlots> make_entries(std::integer_sequence<i
 constexpr std::array<gdr_kernel_fn, kSlots> kEntries =
     make_entries(std::make_integer_sequence<int, kSlots>());
 
-// The JIT modules behind the slots, kept alive for the life of the process.
+// Slots in use, and the Halide JIT modules behind some of them (the other
+// kernels live in the process JIT), kept alive for the life of the process.
 struct JitModules {
   std::mutex mutex;
   std::vector<std::unique_ptr<Halide::Internal::JITModule>> modules;
@@ -80,28 +90,121 @@ JitModules& jit_modules() {
   return *m;
 }
 
+// Halide writes objects only to files: `write` fills a temporary file,
+// which is read back and removed (also when `write` throws).
+Status halide_object_bytes(const std::function<void(const std::string& path)>& write,
+                           std::vector<char>* object) {
+  std::string path = (std::filesystem::temp_directory_path() / "gdr-halide-XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return Status::error(std::string("cannot create a temporary file: ") + std::strerror(errno));
+  ::close(fd);
+  struct Remove {
+    const std::string& path;
+    ~Remove() { std::remove(path.c_str()); }
+  } remove_at_exit{path};
+  write(path);
+  std::ifstream in(path, std::ios::binary);
+  object->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad() || object->empty()) return Status::error("cannot read Halide's object " + path);
+  return Status::ok();
+}
+
+// What cached kernels are built for: the host, without a runtime inside.
+Halide::Target kernel_target() {
+  return Halide::get_host_target().with_feature(Halide::Target::NoRuntime);
+}
+
+// The JIT library every cached chunked kernel links against: one Halide
+// runtime per process, itself kept in the disk cache.
+constexpr char kRuntimeLibrary[] = "gdr_halide_runtime";
+
+Status load_halide_runtime(const Halide::Target& target) {
+  static std::mutex mutex;
+  static bool loaded = false;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (loaded) return Status::ok();
+  Status s = DiskCache::from_environment().load_or_build(
+      std::string("route halide-runtime\nhalide ") + GDR_HALIDE_VERSION + "\nhalide target " +
+          target.to_string(),
+      [&](std::vector<char>* object) {
+        return halide_object_bytes(
+            [&](const std::string& path) { Halide::compile_standalone_runtime(path, target); },
+            object);
+      },
+      [](const std::vector<char>& object) {
+        return jit_add_library(kRuntimeLibrary, object, "halide_malloc");
+      });
+  loaded = s.is_ok();
+  return s;
+}
+
+// Halide's own JIT (a JITModule and its shared runtime), for what the disk
+// cache does not take: the profiler, whose one JIT runtime gathers every
+// profiled Func and reports at exit, and Adams2019, whose schedule depends
+// on the plugin and its weights, which no key could name.
+Status halide_jit_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
+  Halide::Target target = Halide::get_host_target().with_feature(Halide::Target::JIT);
+  if (spec.profile) target = target.with_feature(Halide::Target::Profile);
+  schedules::ChunkedAlgorithm alg;
+  if (Status s = build_pipeline(spec, target, alg); !s) return s;
+  const std::string name = chunked_kernel_name(spec);
+  Halide::Module module = alg.pipeline().compile_to_module(alg.arguments(), name, target);
+  auto jit = std::make_unique<Halide::Internal::JITModule>(module, module.get_function_by_name(name));
+  *fn = reinterpret_cast<HalideChunkedFn>(jit->main_function());
+  if (spec.profile) {
+    // Halide's sampling profiler (one shared JIT runtime) reports every
+    // profiled Func when the process exits: register the report once.
+    static std::once_flag report_once;
+    std::call_once(report_once, [&] {
+      static void* report = jit->find_symbol_by_name("halide_profiler_report").address;
+      if (report) std::atexit([] { reinterpret_cast<void (*)(void*)>(report)(nullptr); });
+    });
+  }
+  if (!*fn) return Status::error("Halide JIT produced no entry point for " + name);
+  std::lock_guard<std::mutex> lock(jit_modules().mutex);
+  jit_modules().modules.push_back(std::move(jit));
+  return Status::ok();
+}
+
+bool uses_halide_jit(const ChunkedSpec& spec) {
+  return spec.profile || spec.scheduler == Scheduler::Adams2019;
+}
+
+// The hand-scheduled kernel built without a runtime (as the AOT path does),
+// from the disk cache or compiled and stored, linked in the process JIT
+// against the one Halide runtime object.
+Status cached_object_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
+  const Halide::Target host = Halide::get_host_target();
+  if (Status s = load_halide_runtime(host); !s) return s;
+  const Halide::Target target = kernel_target();
+  const std::string name = chunked_kernel_name(spec);
+  void* address = nullptr;
+  Status s = DiskCache::from_environment().load_or_build(
+      chunked_cache_description(spec),
+      [&](std::vector<char>* object) {
+        schedules::ChunkedAlgorithm alg;
+        if (Status b = build_pipeline(spec, target, alg); !b) return b;
+        Halide::Module module = alg.pipeline().compile_to_module(alg.arguments(), name, target);
+        return halide_object_bytes(
+            [&](const std::string& path) { module.compile({{Halide::OutputFileType::object, path}}); },
+            object);
+      },
+      [&](const std::vector<char>& object) {
+        return jit_load_object(object, name, &address, kRuntimeLibrary);
+      });
+  if (!s) return s;
+  *fn = reinterpret_cast<HalideChunkedFn>(address);
+  return Status::ok();
+}
+
 CompiledKernel jit_compile(const ChunkedSpec& spec) {
   CompiledKernel result;
   try {
-    Halide::Target target = Halide::get_host_target().with_feature(Halide::Target::JIT);
-    if (spec.profile) target = target.with_feature(Halide::Target::Profile);
-    schedules::ChunkedAlgorithm alg;
-    if (Status s = build_pipeline(spec, target, alg); !s) return {s, {}};
+    HalideChunkedFn fn = nullptr;
+    if (Status s = uses_halide_jit(spec) ? halide_jit_entry(spec, &fn) : cached_object_entry(spec, &fn);
+        !s)
+      return {s, {}};
     const std::string name = chunked_kernel_name(spec);
-    Halide::Module module = alg.pipeline().compile_to_module(alg.arguments(), name, target);
-    auto jit = std::make_unique<Halide::Internal::JITModule>(module,
-                                                            module.get_function_by_name(name));
-    auto fn = reinterpret_cast<HalideChunkedFn>(jit->main_function());
-    if (spec.profile) {
-      // Halide's sampling profiler (one shared JIT runtime) reports every
-      // profiled Func when the process exits: register the report once.
-      static std::once_flag report_once;
-      std::call_once(report_once, [&] {
-        static void* report = jit->find_symbol_by_name("halide_profiler_report").address;
-        if (report) std::atexit([] { reinterpret_cast<void (*)(void*)>(report)(nullptr); });
-      });
-    }
-    if (!fn) return {Status::error("Halide JIT produced no entry point for " + name), {}};
 
     std::lock_guard<std::mutex> lock(jit_modules().mutex);
     if (jit_modules().used_slots == kSlots)
@@ -110,7 +213,6 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
               {}};
     const int slot = jit_modules().used_slots++;
     g_slots[slot] = Slot{fn, spec.schedule.chunk};
-    jit_modules().modules.push_back(std::move(jit));
 
     Kernel& k = result.kernel;
     k.name = name;
@@ -138,6 +240,15 @@ std::string chunked_kernel_name(const ChunkedSpec& spec) {
          std::to_string(spec.schedule.chunk) + "_w" + std::to_string(spec.schedule.vector_width) +
          (spec.scheduler == Scheduler::Adams2019 ? "_adams2019" : "");
 }
+
+std::string chunked_cache_description(const ChunkedSpec& spec) {
+  if (uses_halide_jit(spec)) return "";
+  return "route chunked\nkernel " + chunked_kernel_name(spec) + "\nschedule " +
+         spec.schedule.str() + "\nhalide " + GDR_HALIDE_VERSION + "\nhalide target " +
+         kernel_target().to_string();
+}
+
+CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec) { return jit_compile(spec); }
 
 CompiledKernel compile_chunked(const ChunkedSpec& spec) {
   using Key = std::tuple<int64_t, int64_t, schedules::Schedule, Scheduler, bool>;

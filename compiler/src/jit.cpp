@@ -32,24 +32,65 @@ llvm::orc::LLJIT* jit(std::string* error) {
   return instance;
 }
 
+// Lets `dylib` resolve symbols the process defines (libc, libm, pthreads).
+Status add_process_symbols(llvm::orc::LLJIT& j, llvm::orc::JITDylib& dylib) {
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      j.getDataLayout().getGlobalPrefix());
+  if (!process) return Status::error("JIT cannot see the process: " + llvm::toString(process.takeError()));
+  dylib.addGenerator(std::move(*process));
+  return Status::ok();
+}
+
 }  // namespace
 
-Status jit_load_object(const std::vector<char>& object, const std::string& symbol,
-                       void** address) {
+Status jit_add_library(const std::string& library, const std::vector<char>& object,
+                       const std::string& probe_symbol) {
   std::lock_guard<std::mutex> lock(jit_mutex());
   std::string error;
   llvm::orc::LLJIT* j = jit(&error);
   if (!j) return Status::error("cannot create the JIT: " + error);
+  llvm::orc::ExecutionSession& session = j->getExecutionSession();
+  if (session.getJITDylibByName(library)) return Status::ok();
+  auto dylib = j->createJITDylib(library);
+  if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
+  Status status = add_process_symbols(*j, *dylib);
+  if (status) {
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(object.data(), object.size()), library);
+    llvm::Error e = j->addObjectFile(*dylib, std::move(buffer));
+    // The lookup links the object now, so a bad one fails here, not at the
+    // first kernel that calls into it.
+    if (!e) e = j->lookup(*dylib, probe_symbol).takeError();
+    if (e) status = Status::error("JIT cannot load " + library + ": " + llvm::toString(std::move(e)));
+  }
+  // A failed library is removed so that a later call can try again.
+  if (!status) llvm::consumeError(session.removeJITDylib(*dylib));
+  return status;
+}
+
+Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address,
+                       const std::string& link_with) {
+  std::lock_guard<std::mutex> lock(jit_mutex());
+  std::string error;
+  llvm::orc::LLJIT* j = jit(&error);
+  if (!j) return Status::error("cannot create the JIT: " + error);
+  llvm::orc::JITDylib* library = nullptr;
+  if (!link_with.empty()) {
+    library = j->getExecutionSession().getJITDylibByName(link_with);
+    if (!library) return Status::error("JIT has no library " + link_with + " to link " + symbol);
+  }
   // One JITDylib per object: compiling the same kernel twice (outside the
-  // cache) must not collide on its symbol. Generated code may call libc
-  // (memcpy, memset), so each resolves against the process.
+  // cache) must not collide on its symbol.
   static int64_t objects = 0;
   auto dylib = j->createJITDylib("gdr_object_" + std::to_string(objects++));
   if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      j->getDataLayout().getGlobalPrefix());
-  if (!process) return Status::error("JIT cannot see the process: " + llvm::toString(process.takeError()));
-  dylib->addGenerator(std::move(*process));
+  // The library comes first and brings the process with it; without one,
+  // generated code may still call libc (memcpy, memset).
+  if (library) {
+    dylib->addToLinkOrder(*library);
+  } else if (Status s = add_process_symbols(*j, *dylib); !s) {
+    return s;
+  }
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(object.data(), object.size()), symbol);
   if (llvm::Error e = j->addObjectFile(*dylib, std::move(buffer)))

@@ -15,6 +15,7 @@
 #include <mlir/Target/LLVMIR/Export.h>
 
 #include "gdr/Dialect/GdrPasses.h"
+#include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/jit.h"
 
 namespace gdr::compiler {
@@ -146,14 +147,24 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   return Status::ok();
 }
 
+std::string recurrent_cache_description(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                        const Target& target) {
+  // The module text holds the kernel name, K, V, the schedule, the CPU and
+  // the vector width; the features and triple complete the target.
+  return "route recurrent\ntriple " + target.triple + "\ncpu " + target.cpu + "\nfeatures " +
+         target.features + "\nmodule " + recurrent_module_text(spec, schedule, target);
+}
+
 Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule,
                          Kernel* kernel) {
   const Target& host = host_target();
-  std::vector<char> object;
-  if (Status s = compile_recurrent_object(spec, schedule, host, &object); !s) return s;
   const std::string name = recurrent_kernel_name(spec, schedule);
   void* address = nullptr;
-  if (Status s = jit_load_object(object, name, &address); !s) return s;
+  Status s = DiskCache::from_environment().load_or_build(
+      recurrent_cache_description(spec, schedule, host),
+      [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, host, object); },
+      [&](const std::vector<char>& object) { return jit_load_object(object, name, &address); });
+  if (!s) return s;
   kernel->name = name;
   kernel->fn = reinterpret_cast<gdr_kernel_fn>(address);
   kernel->K = spec.K;

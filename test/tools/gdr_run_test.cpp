@@ -2,9 +2,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <functional>
+#include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -152,6 +157,126 @@ TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
     EXPECT_FALSE(exists("fs.npy")) << c.name;
   }
 }
+
+#ifdef GDR_HAVE_COMPILER
+// Inode of each file in `dir`: a rewritten entry (temporary file renamed
+// over it) gets a new one, a loaded entry keeps its own.
+std::map<std::string, ino_t> inodes(const std::string& dir) {
+  std::map<std::string, ino_t> result;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    struct stat st;
+    if (stat(e.path().c_str(), &st) == 0) result[e.path().string()] = st.st_ino;
+  }
+  return result;
+}
+
+// The disk cache across processes: the first gdr-run compiles and stores,
+// the second loads the same entries (none rewritten) and gives the same
+// bits; after every entry is damaged, the third says so once per entry,
+// rebuilds them and still gives the same bits.
+TEST_F(GdrRunTest, ASecondProcessLoadsTheCachedKernels) {
+  const char* old = std::getenv("GDR_CACHE_DIR");
+  const std::string saved = old ? old : "";
+  struct Case {
+    const char* route;
+    size_t entries;
+  };
+  for (const Case& c : {Case{"recurrent", 1}, Case{"chunked", 2 /* kernel, Halide runtime */}}) {
+    const char* route = c.route;
+    const size_t entries = c.entries;
+    const std::string cache = path(std::string("cache-") + route);
+    setenv("GDR_CACHE_DIR", cache.c_str(), 1);
+    Problem p = make_problem(1, 3, 40, 16, 24, {DecayRegime::NearOne, BetaRegime::Uniform, true, 7});
+    write_problem(p);
+    auto run_and_read = [&](const std::string& what) {
+      RunResult r = run(std::string("--route ") + route);
+      EXPECT_EQ(r.exit_code, 0) << route << " " << what << ": " << r.stderr_text;
+      npy::Array out, fs;
+      EXPECT_TRUE(npy::read(path("out.npy"), &out));
+      EXPECT_TRUE(npy::read(path("fs.npy"), &fs));
+      Problem result = p;
+      result.out = out.data;
+      result.final_state = fs.data;
+      EXPECT_LE(relative_error(result, reference_f64(p)), 1e-4) << route << " " << what;
+      return std::make_pair(r.stderr_text, out.data);
+    };
+    const auto [cold_err, cold] = run_and_read("cold");
+    EXPECT_EQ(cold_err, "") << route;
+    const auto stored = inodes(cache);
+    ASSERT_EQ(stored.size(), entries) << route;
+
+    const auto [warm_err, warm] = run_and_read("warm");
+    EXPECT_EQ(warm_err, "") << route;
+    EXPECT_EQ(warm, cold) << route;
+    EXPECT_EQ(inodes(cache), stored) << route << ": a warm run rewrote an entry";
+
+    for (const auto& [file, inode] : stored) {
+      std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(-200, std::ios::end);
+      const char c = static_cast<char>(f.get() ^ 0x20);
+      f.seekp(-200, std::ios::end);
+      f.put(c);
+    }
+    const auto [damaged_err, damaged] = run_and_read("damaged");
+    EXPECT_EQ(std::count(damaged_err.begin(), damaged_err.end(), '\n'),
+              static_cast<long>(entries)) << damaged_err;
+    for (const auto& [file, inode] : stored) {
+      EXPECT_NE(damaged_err.find(file), std::string::npos) << damaged_err;
+      EXPECT_TRUE(std::filesystem::exists(file)) << file << " was not rebuilt";
+    }
+    EXPECT_EQ(damaged, cold) << route;
+    const auto [again_err, again] = run_and_read("rebuilt");
+    EXPECT_EQ(again_err, "") << route;
+  }
+  old ? setenv("GDR_CACHE_DIR", saved.c_str(), 1) : unsetenv("GDR_CACHE_DIR");
+}
+
+// Cold processes racing to store the same entries: each renames a whole
+// file over the entry, so all succeed, none reports a bad entry, and the
+// entries left load cleanly in the next process.
+TEST_F(GdrRunTest, ConcurrentColdProcessesShareOneCache) {
+  const std::string cache = path("cache");
+  Problem p = make_problem(1, 2, 20, 16, 24, {DecayRegime::NearOne, BetaRegime::Uniform, true, 3});
+  write_problem(p);
+  const std::string inputs = " --query " + path("q.npy") + " --key " + path("k.npy") + " --value " +
+                             path("v.npy") + " --decay " + path("d.npy") + " --beta " +
+                             path("b.npy") + " --initial-state " + path("s.npy");
+  std::string cmd;
+  const int processes = 4;
+  for (int i = 0; i < processes; ++i) {
+    const std::string n = std::to_string(i);
+    cmd += "GDR_CACHE_DIR=" + cache + " " + GDR_RUN_PATH + inputs + " --route chunked --out " +
+           path("out" + n + ".npy") + " --final-state " + path("fs" + n + ".npy") + " 2> " +
+           path("err" + n + ".txt") + " & ";
+  }
+  ASSERT_EQ(std::system((cmd + "wait").c_str()), 0);
+  for (int i = 0; i < processes; ++i) {
+    const std::string n = std::to_string(i);
+    std::ifstream err(path("err" + n + ".txt"));
+    std::stringstream text;
+    text << err.rdbuf();
+    EXPECT_EQ(text.str(), "") << "process " << i;
+    npy::Array out, fs;
+    ASSERT_TRUE(npy::read(path("out" + n + ".npy"), &out)) << "process " << i;
+    ASSERT_TRUE(npy::read(path("fs" + n + ".npy"), &fs)) << "process " << i;
+    Problem result = p;
+    result.out = out.data;
+    result.final_state = fs.data;
+    EXPECT_LE(relative_error(result, reference_f64(p)), 1e-4) << "process " << i;
+  }
+  const auto entries = inodes(cache);
+  EXPECT_EQ(entries.size(), 2u);  // kernel and Halide runtime, no temporary left
+  const std::string again = "GDR_CACHE_DIR=" + cache + " " + GDR_RUN_PATH + inputs +
+                            " --route chunked --out " + path("out.npy") + " --final-state " +
+                            path("fs.npy") + " 2> " + path("err.txt");
+  ASSERT_EQ(std::system(again.c_str()), 0);
+  std::ifstream err(path("err.txt"));
+  std::stringstream text;
+  text << err.rdbuf();
+  EXPECT_EQ(text.str(), "");
+  EXPECT_EQ(inodes(cache), entries) << "the warm run rewrote an entry";
+}
+#endif
 
 }  // namespace
 }  // namespace gdr::test

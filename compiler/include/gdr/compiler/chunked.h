@@ -32,6 +32,15 @@ inline CompiledKernel compile_chunked(int64_t K, int64_t V, const schedules::Sch
   return compile_chunked(ChunkedSpec{K, V, s, Scheduler::Hand});
 }
 
+// Compiles again, outside compile_chunked's process-wide cache (the disk
+// cache still applies): each call takes one more of the 64 entry slots.
+CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec);
+
+// The disk cache's key description of the kernel for the host (empty for
+// the profile and Adams2019 builds, which Halide's own JIT compiles each
+// time).
+std::string chunked_cache_description(const ChunkedSpec& spec);
+
 // A route runner for `spec` with K and V taken from each call's tensors:
 // validates, compiles through compile_chunked's cache, executes.
 RouteRunner chunked_runner(const ChunkedSpec& spec);

@@ -8,8 +8,18 @@
 
 namespace gdr::compiler {
 
+// Links `object` into the JIT as a library named `library` that objects
+// loaded later can link against (e.g. the Halide runtime), and checks it by
+// looking up `probe_symbol`. A second call with a loaded name does nothing.
+// Thread-safe.
+Status jit_add_library(const std::string& library, const std::vector<char>& object,
+                       const std::string& probe_symbol);
+
 // Links `object` into the JIT and returns the address of `symbol` in it.
-// Thread-safe; the code stays loaded until the process exits.
-Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address);
+// Its undefined symbols resolve against the library `link_with` (if not
+// empty) and then the process. Thread-safe; the code stays loaded until the
+// process exits.
+Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address,
+                       const std::string& link_with = "");
 
 }  // namespace gdr::compiler

@@ -24,8 +24,14 @@ std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedul
 Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                 const Target& target, std::vector<char>* object);
 
-// Generates the kernel for the host and loads it into the process-wide JIT,
-// which owns the code for the rest of the process.
+// What the kernel's object depends on, as the disk cache's key description.
+std::string recurrent_cache_description(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                        const Target& target);
+
+// Generates the kernel for the host, or loads it from the disk cache
+// (DiskCache::from_environment()) and stores it there on a miss, and loads
+// it into the process-wide JIT, which owns the code for the rest of the
+// process. Not cached in process: each call loads the object again.
 Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel);
 
 // compile_recurrent through a process-wide cache keyed by (K, V, schedule):

@@ -1,0 +1,82 @@
+// An on-disk cache of compiled kernel objects, so that a second process
+// loads the object instead of compiling it again.
+//
+// One file per entry, named by a hash of its key text: a header (magic,
+// format version, the key text, payload size, FNV-1a 64 checksum of the
+// payload) and the payload. Entries are written to a temporary file in the
+// same folder and renamed into place, so concurrent writers of one entry and
+// readers never see a partial file. A corrupt, truncated or mismatched entry
+// is reported on stderr (one line naming the file), deleted and treated as a
+// miss: it is never handed out.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gdr/status.h"
+
+namespace gdr::compiler {
+
+// Bump when the entry layout or what a key means changes.
+constexpr uint32_t kDiskCacheFormatVersion = 1;
+
+// GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr, else $HOME/.cache/gdr; "" (the
+// cache is off) when GDR_CACHE_DIR is "off" or none of them is set.
+std::string disk_cache_dir_from_environment();
+
+// What this process's caches did, for tests and measurements.
+struct DiskCacheStats {
+  int64_t hits = 0;      // intact entries loaded
+  int64_t misses = 0;    // no entry (or the cache is off)
+  int64_t rejected = 0;  // corrupt or mismatched entries deleted
+  int64_t stores = 0;    // entries written
+};
+DiskCacheStats disk_cache_stats();
+
+class DiskCache {
+ public:
+  // The cache in disk_cache_dir_from_environment(), read at each call so
+  // that a test can point it elsewhere.
+  static DiskCache from_environment();
+  // `dir` "" disables the cache: load always misses, store does nothing.
+  explicit DiskCache(std::string dir);
+
+  bool enabled() const { return !dir_.empty(); }
+  const std::string& dir() const { return dir_; }
+
+  // `description` names everything the caller's code depends on (route,
+  // kernel variant, target); the key adds what every entry depends on: the
+  // format version, the LLVM version and a hash of gdr's code-generating
+  // sources, so an edited pass or schedule never reuses an old object.
+  std::string key_text(const std::string& description) const;
+  std::string entry_path(const std::string& description) const;
+
+  // True, with *payload filled, if an intact entry exists. A corrupt or
+  // mismatched one is reported, deleted, and counts as a miss.
+  bool load(const std::string& description, std::vector<char>* payload) const;
+
+  // Writes the entry atomically. If the folder cannot be written, says so
+  // once per process on stderr and carries on: the caller has its object.
+  void store(const std::string& description, const std::vector<char>& payload) const;
+
+  // What every cached compile does: an intact entry goes to `use`; if `use`
+  // refuses it, the entry is rejected. On a miss or a rejection, `build`
+  // makes the payload, `use` must accept it, and only then is it stored.
+  using Build = std::function<Status(std::vector<char>* payload)>;
+  using Use = std::function<Status(const std::vector<char>& payload)>;
+  Status load_or_build(const std::string& description, const Build& build, const Use& use) const;
+
+  // Deletes an entry whose verified payload was still unusable (the JIT
+  // refused it), with the same one-line report as a corrupt entry.
+  void reject(const std::string& description, const std::string& why) const;
+
+ private:
+  std::string dir_;
+};
+
+// FNV-1a, 64 bits: the payload checksum and the entry file name.
+uint64_t fnv1a64(const char* data, size_t size);
+
+}  // namespace gdr::compiler

@@ -1,0 +1,357 @@
+// The on-disk kernel cache: a miss writes an entry that the next compile
+// loads instead of compiling; corrupt, truncated and mismatched entries are
+// reported, deleted and rebuilt, never loaded; a disabled or unwritable
+// cache still compiles. Every test uses its own folder (GDR_CACHE_DIR).
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <thread>
+
+#include "gdr/compiler/chunked.h"
+#include "gdr/compiler/disk_cache.h"
+#include "gdr/compiler/recurrent.h"
+#include "route_tester.h"
+
+namespace gdr::test {
+namespace {
+
+namespace fs = std::filesystem;
+using compiler::DiskCache;
+using compiler::DiskCacheStats;
+using compiler::KernelSpec;
+using compiler::RecurrentSchedule;
+
+const KernelSpec kSpec{40, 72};
+const RecurrentSchedule kSchedule{8, 16, 1};
+
+std::vector<char> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+DiskCacheStats operator-(const DiskCacheStats& a, const DiskCacheStats& b) {
+  return {a.hits - b.hits, a.misses - b.misses, a.rejected - b.rejected, a.stores - b.stores};
+}
+
+// A fresh folder as GDR_CACHE_DIR for each test; the environment is restored
+// and the folder removed afterwards.
+class DiskCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "gdr-cache-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    for (const char* name : {"GDR_CACHE_DIR", "XDG_CACHE_HOME", "HOME"}) {
+      const char* v = getenv(name);
+      saved_.emplace_back(name, v ? std::optional<std::string>(v) : std::nullopt);
+    }
+    setenv("GDR_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    for (const auto& [name, value] : saved_)
+      value ? setenv(name.c_str(), value->c_str(), 1) : unsetenv(name.c_str());
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string entry_path() const {
+    return DiskCache(dir_).entry_path(
+        compiler::recurrent_cache_description(kSpec, kSchedule, compiler::host_target()));
+  }
+
+  // Compiles through compile_recurrent (no in-process cache) and checks the
+  // kernel against the float64 reference.
+  void compile_and_check(const std::string& what) {
+    Kernel kernel;
+    Status s = compiler::compile_recurrent(kSpec, kSchedule, &kernel);
+    ASSERT_TRUE(s) << s.message();
+    Problem p = make_problem(2, 1, 19, kSpec.K, kSpec.V,
+                             {DecayRegime::NearOne, BetaRegime::Uniform, true, 17});
+    Options o;
+    o.threads = 1;
+    expect_within_contract(p, o, what, [&](const Tensors& t, const Options& options) {
+      return execute(kernel, t, options);
+    });
+  }
+
+  std::string dir_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST_F(DiskCacheTest, AMissWritesAnEntryThatTheNextCompileLoads) {
+  ASSERT_FALSE(fs::exists(entry_path()));
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  compile_and_check("cold");
+  DiskCacheStats d = compiler::disk_cache_stats() - before;
+  EXPECT_EQ(d.misses, 1);
+  EXPECT_EQ(d.stores, 1);
+  EXPECT_EQ(d.hits, 0);
+  ASSERT_TRUE(fs::exists(entry_path()));
+  const auto stored = read_file(entry_path());
+  // The entry holds an ELF object after its header.
+  const std::string elf = "\x7f" "ELF";
+  EXPECT_NE(std::search(stored.begin(), stored.end(), elf.begin(), elf.end()), stored.end());
+
+  testing::internal::CaptureStderr();
+  compile_and_check("warm");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  d = compiler::disk_cache_stats() - before;
+  EXPECT_EQ(d.hits, 1);
+  EXPECT_EQ(d.stores, 1);  // a hit writes nothing
+  EXPECT_EQ(read_file(entry_path()), stored);
+}
+
+// Each way an entry can go bad: it is reported on one stderr line naming the
+// file, deleted, rebuilt (the rebuilt entry then loads cleanly), and the
+// kernel is still right.
+enum class Damage { FlippedPayloadByte, FlippedMagic, Truncated, TruncatedHeader, Extended, WrongKey,
+                    WrongVersion };
+
+std::string damage_name(const ::testing::TestParamInfo<Damage>& info) {
+  const char* names[] = {"FlippedPayloadByte", "FlippedMagic", "Truncated", "TruncatedHeader",
+                         "Extended",           "WrongKey",     "WrongVersion"};
+  return names[static_cast<int>(info.param)];
+}
+
+class DamagedEntryTest : public DiskCacheTest, public ::testing::WithParamInterface<Damage> {};
+
+TEST_P(DamagedEntryTest, IsReportedDeletedAndRebuilt) {
+  compile_and_check("cold");
+  const std::string path = entry_path();
+  std::vector<char> bytes = read_file(path);
+  ASSERT_GT(bytes.size(), 1000u);
+  switch (GetParam()) {
+    case Damage::FlippedPayloadByte: bytes[bytes.size() - 100] ^= 0x10; break;
+    case Damage::FlippedMagic: bytes[0] ^= 0x01; break;
+    case Damage::Truncated: bytes.resize(bytes.size() / 2); break;
+    case Damage::TruncatedHeader: bytes.resize(10); break;
+    case Damage::Extended: bytes.push_back('x'); break;
+    case Damage::WrongVersion: bytes[8] ^= 0x40; break;  // first byte of the format version
+    case Damage::WrongKey: {
+      // A well-formed entry for another key under this entry's name, as a
+      // hash collision would leave it.
+      DiskCache(dir_).store("some other kernel", {'a', 'b', 'c'});
+      bytes = read_file(DiskCache(dir_).entry_path("some other kernel"));
+      break;
+    }
+  }
+  write_file(path, bytes);
+
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  compile_and_check("after damage");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(path), std::string::npos) << err;
+  DiskCacheStats d = compiler::disk_cache_stats() - before;
+  EXPECT_EQ(d.rejected, 1);
+  EXPECT_EQ(d.hits, 0);
+  EXPECT_EQ(d.stores, 1);
+
+  testing::internal::CaptureStderr();
+  compile_and_check("rebuilt");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  d = compiler::disk_cache_stats() - before;
+  EXPECT_EQ(d.hits, 1);
+  EXPECT_EQ(d.rejected, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Damages, DamagedEntryTest,
+                         ::testing::Values(Damage::FlippedPayloadByte, Damage::FlippedMagic,
+                                           Damage::Truncated, Damage::TruncatedHeader,
+                                           Damage::Extended, Damage::WrongKey,
+                                           Damage::WrongVersion),
+                         damage_name);
+
+TEST_F(DiskCacheTest, OffStillCompilesAndWritesNothing) {
+  setenv("GDR_CACHE_DIR", "off", 1);
+  EXPECT_FALSE(DiskCache::from_environment().enabled());
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  compile_and_check("off");
+  compile_and_check("off again");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  const DiskCacheStats d = compiler::disk_cache_stats() - before;
+  EXPECT_EQ(d.misses, 2);
+  EXPECT_EQ(d.hits + d.stores, 0);
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(DiskCacheTest, UnwritableFolderStillCompilesAndSaysSoOnce) {
+  // A folder below a regular file cannot be created, even by root.
+  write_file(dir_ + "/file", {'x'});
+  const std::string bad = dir_ + "/file/cache";
+  setenv("GDR_CACHE_DIR", bad.c_str(), 1);
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  compile_and_check("unwritable");
+  compile_and_check("unwritable again");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(bad), std::string::npos) << err;
+  const DiskCacheStats d = compiler::disk_cache_stats() - before;
+  EXPECT_EQ(d.misses, 2);
+  EXPECT_EQ(d.stores, 0);
+}
+
+TEST_F(DiskCacheTest, FolderComesFromTheEnvironmentInOrder) {
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(compiler::disk_cache_dir_from_environment(), dir_);
+  unsetenv("GDR_CACHE_DIR");
+  EXPECT_EQ(compiler::disk_cache_dir_from_environment(), "/xdg/gdr");
+  unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(compiler::disk_cache_dir_from_environment(), "/home/u/.cache/gdr");
+  unsetenv("HOME");
+  EXPECT_EQ(compiler::disk_cache_dir_from_environment(), "");
+  setenv("GDR_CACHE_DIR", "off", 1);
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(compiler::disk_cache_dir_from_environment(), "");
+}
+
+TEST_F(DiskCacheTest, KeysSeparateVariantsTargetsAndVersions) {
+  const DiskCache cache(dir_);
+  const compiler::Target& host = compiler::host_target();
+  const std::string a = compiler::recurrent_cache_description(kSpec, kSchedule, host);
+  EXPECT_NE(cache.entry_path(a),
+            cache.entry_path(compiler::recurrent_cache_description({40, 73}, kSchedule, host)));
+  EXPECT_NE(cache.entry_path(a),
+            cache.entry_path(compiler::recurrent_cache_description(kSpec, {8, 16, 2}, host)));
+  compiler::Target other = host;
+  other.features += ",-avx2";
+  EXPECT_NE(cache.entry_path(a),
+            cache.entry_path(compiler::recurrent_cache_description(kSpec, kSchedule, other)));
+  const std::string key = cache.key_text(a);
+  EXPECT_NE(key.find("format " + std::to_string(compiler::kDiskCacheFormatVersion)), std::string::npos);
+  EXPECT_NE(key.find("llvm 14."), std::string::npos) << key;
+  EXPECT_NE(key.find(host.features), std::string::npos);
+}
+
+// Writers racing on one entry: rename() replaces it whole, so every reader
+// sees either no entry or an intact one, never a torn file.
+TEST_F(DiskCacheTest, ConcurrentWritersAndReadersOfOneEntry) {
+  const DiskCache cache(dir_);
+  std::vector<char> payload(1 << 18);
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 7 + 3);
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  std::vector<std::thread> threads;
+  std::atomic<int> bad_reads{0}, good_reads{0};
+  for (int w = 0; w < 4; ++w)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) cache.store("shared", payload);
+    });
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) {
+        std::vector<char> got;
+        if (cache.load("shared", &got)) (got == payload ? good_reads : bad_reads)++;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(bad_reads.load(), 0);
+  EXPECT_EQ((compiler::disk_cache_stats() - before).rejected, 0);
+  std::vector<char> got;
+  ASSERT_TRUE(cache.load("shared", &got));
+  EXPECT_EQ(got, payload);
+  // No temporary file is left behind.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+// A verified payload that its user still refuses (the JIT, in the routes)
+// is rejected like a corrupt one, and the rebuilt payload replaces it.
+TEST_F(DiskCacheTest, APayloadItsUserRefusesIsRejectedAndRebuilt) {
+  const DiskCache cache(dir_);
+  cache.store("k", {'o', 'l', 'd'});
+  std::vector<std::vector<char>> offered;
+  auto build = [](std::vector<char>* p) {
+    *p = {'n', 'e', 'w'};
+    return Status::ok();
+  };
+  auto use = [&](const std::vector<char>& p) {
+    offered.push_back(p);
+    return p == std::vector<char>{'o', 'l', 'd'} ? Status::error("stale") : Status::ok();
+  };
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(cache.load_or_build("k", build, use));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(cache.entry_path("k")), std::string::npos) << err;
+  EXPECT_NE(err.find("stale"), std::string::npos) << err;
+  ASSERT_EQ(offered.size(), 2u);
+  std::vector<char> got;
+  ASSERT_TRUE(cache.load("k", &got));
+  EXPECT_EQ(got, (std::vector<char>{'n', 'e', 'w'}));
+
+  // A build that fails stores nothing and returns its error.
+  auto failing = [](std::vector<char>*) { return Status::error("no compiler"); };
+  const Status s = cache.load_or_build("other", failing, use);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message(), "no compiler");
+  EXPECT_FALSE(fs::exists(cache.entry_path("other")));
+}
+
+// The chunked route's kernel (the Halide runtime is cached the same way; a
+// process loads it once, so gdr_run_test covers it across processes).
+TEST_F(DiskCacheTest, ChunkedKernelIsStoredLoadedAndRebuiltWhenDamaged) {
+  compiler::ChunkedSpec spec;
+  spec.K = 24;
+  spec.V = 40;
+  spec.schedule = {16, 8};
+  const std::string path = DiskCache(dir_).entry_path(compiler::chunked_cache_description(spec));
+  auto compile_and_check = [&](const std::string& what) {
+    const compiler::CompiledKernel c = compiler::compile_chunked_uncached(spec);
+    ASSERT_TRUE(c.status) << c.status.message();
+    Problem p = make_problem(1, 2, 37, spec.K, spec.V,
+                             {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
+    Options o;
+    o.threads = 1;
+    expect_within_contract(p, o, what, [&](const Tensors& t, const Options& options) {
+      return execute(c.kernel, t, options);
+    });
+  };
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  compile_and_check("cold");
+  ASSERT_TRUE(fs::exists(path));
+  EXPECT_GE((compiler::disk_cache_stats() - before).stores, 1);
+
+  const DiskCacheStats warm = compiler::disk_cache_stats();
+  compile_and_check("warm");
+  DiskCacheStats d = compiler::disk_cache_stats() - warm;
+  EXPECT_EQ(d.hits, 1);
+  EXPECT_EQ(d.stores, 0);
+
+  std::vector<char> bytes = read_file(path);
+  bytes[bytes.size() - 64] ^= 0x04;
+  write_file(path, bytes);
+  const DiskCacheStats damaged = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  compile_and_check("after damage");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(path), std::string::npos) << err;
+  d = compiler::disk_cache_stats() - damaged;
+  EXPECT_EQ(d.rejected, 1);
+  EXPECT_EQ(d.stores, 1);
+}
+
+}  // namespace
+}  // namespace gdr::test
