@@ -80,8 +80,9 @@ Status read_tuning_db(const std::string& path, std::vector<TuningRecord>* record
   std::ifstream in(path);
   if (!in) {
     std::error_code ec;
-    return std::filesystem::exists(path, ec) ? Status::error(path + ": cannot be read")
-                                             : Status::ok();
+    if (std::filesystem::exists(path, ec)) return Status::error(path + ": cannot be read");
+    records->clear();
+    return Status::ok();
   }
   std::vector<TuningRecord> read;
   std::string line;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gdr/baselines.h"
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/target.h"
@@ -39,11 +40,11 @@ Candidate chunked_candidate(const schedules::Schedule& schedule) {
 Candidate baseline_candidate(Route route) {
   Candidate c;
   c.route = route;
-  c.run = [route](const Tensors& t, const Options& o) {
-    Options with_route = o;
-    with_route.route = route;
-    return gdr::run(t, with_route);
-  };
+  // The baselines' own entry points, whatever routes the process installed.
+  if (route == Route::BaselineTwoPass)
+    c.run = [](const Tensors& t, const Options& o) { return execute(baselines::two_pass_kernel(), t, o); };
+  else
+    c.run = baselines::run_chunked;
   return c;
 }
 

@@ -25,7 +25,7 @@ struct Candidate {
 
 Candidate recurrent_candidate(const compiler::RecurrentSchedule& schedule);
 Candidate chunked_candidate(const schedules::Schedule& schedule);
-Candidate baseline_candidate(Route route);
+Candidate baseline_candidate(Route route);  // BaselineTwoPass or BaselineChunked
 
 // Vector widths (floats) of this host: 4 up to its widest vector.
 std::vector<int> host_widths();

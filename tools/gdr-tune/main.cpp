@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "../common/flags.h"
-#include "../common/implementations.h"
 #include "../common/peak.h"
 #include "candidates.h"
 #include "gdr/compiler/target.h"
@@ -109,7 +108,6 @@ std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t 
 
 int main(int argc, char** argv) {
   Config config = parse_args(argc, argv);
-  gdr::tools::install_all_routes();  // the baselines
 
   gdr::tune::ReportContext context;
   for (int i = 0; i < argc; ++i) context.command += (i ? " " : "") + std::string(argv[i]);

@@ -114,6 +114,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
       round1.push_back(add(chunked_candidate(s)));
+  for (const Candidate& c : options.extra) round1.push_back(add(c));
   time_round(entries, passing(round1), 1, problem, threads, options.seconds_per_candidate);
 
   std::vector<size_t> round2 = baselines;

@@ -53,6 +53,9 @@ struct TuneOptions {
   std::vector<int> widths;       // vector widths to search
   double seconds_per_candidate = 0.5;  // per round
   int fine_tiles = 2;            // recurrent tiles that go to round 2
+  // More candidates for round 1, next to the searched space (tests add a
+  // deliberately wrong one to see it excluded).
+  std::vector<Candidate> extra;
 };
 
 struct CaseResult {

@@ -31,8 +31,9 @@ struct TuningRecord {
 // The file's first line; a file that starts otherwise is not read.
 extern const char kTuningDbHeader[];
 
-// Reads `path`. A missing file is an empty database (ok). Any other problem
-// is one error naming the file and line ("FILE:LINE: why"), records untouched.
+// Reads `path` into *records. A missing file is an empty database (ok). Any
+// other problem is one error naming the file and line ("FILE:LINE: why"),
+// *records untouched.
 Status read_tuning_db(const std::string& path, std::vector<TuningRecord>* records);
 
 // Writes `records` to `path` atomically (a temporary file in the same folder,
