@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < n_impl; ++i)
           if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
                                       routes[i] == gdr::Route::Chunked))
-            planned += std::string(planned.empty() ? "" : ", ") + config.impls[i] + " ran " +
+            planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
                        gdr::compiler::plan(routes[i], config.K, config.V, T, threads).str();
         if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
 #endif

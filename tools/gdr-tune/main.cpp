@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -114,6 +115,15 @@ int main(int argc, char** argv) {
   const gdr::compiler::ToolchainInfo tc = gdr::compiler::probe_toolchain();
   context.machine = tc.host_cpu + " (" + tc.host_triple + "), LLVM " + tc.llvm_version +
                     ", Halide target " + tc.halide_target;
+  // Other processes' load skews two-thread timings most: say what it was.
+  std::ifstream loadavg("/proc/loadavg");
+  double load[3] = {0, 0, 0};
+  if (loadavg >> load[0] >> load[1] >> load[2]) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "; load average at start %.2f %.2f %.2f (%d hardware threads)",
+                  load[0], load[1], load[2], gdr::ThreadPool::shared().size());
+    context.machine += buf;
+  }
   context.peak = gdr::bench::measure_peak();
   context.options = config.tune;
   context.db_path = config.db;

@@ -3,6 +3,7 @@
 # suites (gtest, lit), then the runtime and baselines again under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+export GDR_CACHE_DIR="$PWD/build/test-cache"  # tests never touch the user's ~/.cache/gdr
 start=$(date +%s)
 tools/scripts/setup.sh release sanitize
 status=0
