@@ -22,7 +22,7 @@
 #include "reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
-#include "gdr/compiler/plan.h"
+#include "gdr/compiler/plan.h"  // run_planned
 #include "gdr/compiler/toolchain.h"
 #endif
 
@@ -224,16 +224,14 @@ int main(int argc, char** argv) {
                       100 * gflops / peak_t, ratio(gdr::Route::BaselineTwoPass).c_str(),
                       ratio(gdr::Route::BaselineChunked).c_str());
         }
-#ifdef GDR_HAVE_COMPILER
         // What the generated routes ran: tuned or default, and which schedule.
         std::string planned;
         for (size_t i = 0; i < n_impl; ++i)
           if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
                                       routes[i] == gdr::Route::Chunked))
             planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
-                       gdr::compiler::plan(routes[i], config.K, config.V, T, threads).str();
+                       gdr::tools::explain_route(routes[i], config.K, config.V, T, threads);
         if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
-#endif
         // Every implementation must agree with the first one on these inputs.
         for (size_t i = 1; i < n_impl; ++i) {
           double worst = 0;
