@@ -55,15 +55,14 @@ Plan plan(const TuningDb& db, const std::string& host_cpu, Route route, int64_t 
   const TuningRecord* chunked =
       route == Route::Recurrent ? nullptr : db.find(host_cpu, Route::Chunked, K, V, T, threads);
   Plan p;
-  std::string error;
   if (route == Route::Chunked || (route == Route::Auto && chunked_wins(recurrent, chunked))) {
     p.route = Route::Chunked;
-    p.chunked = schedules::default_schedule();
-    p.tuned = chunked && schedules::parse_schedule(chunked->schedule, &p.chunked, &error);
+    p.tuned = chunked != nullptr;
+    p.chunked = p.tuned ? chunked->chunked : schedules::default_schedule();
   } else {
     p.route = Route::Recurrent;
-    p.tuned = recurrent && parse_recurrent_schedule(recurrent->schedule, &p.recurrent, &error);
-    if (!p.tuned) p.recurrent = default_recurrent_for(K, V, T);
+    p.tuned = recurrent != nullptr;
+    p.recurrent = p.tuned ? recurrent->recurrent : default_recurrent_for(K, V, T);
   }
   return p;
 }

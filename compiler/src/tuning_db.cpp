@@ -21,18 +21,15 @@ namespace {
 
 const char kColumns[] = "# host_cpu K V T_min T_max threads route schedule median_ns";
 
-// Why `schedule` is not a schedule of `route`, or "".
-std::string schedule_error(Route route, const std::string& schedule) {
+// Parses r->schedule for r->route into r->recurrent or r->chunked; why
+// not, or "".
+std::string parse_schedule_of(TuningRecord* r) {
   std::string error;
-  if (route == Route::Recurrent) {
-    RecurrentSchedule s;
-    return parse_recurrent_schedule(schedule, &s, &error) ? "" : error;
-  }
-  if (route == Route::Chunked) {
-    schedules::Schedule s;
-    return schedules::parse_schedule(schedule, &s, &error) ? "" : error;
-  }
-  return std::string("route '") + route_name(route) + "' has no tuned schedules";
+  if (r->route == Route::Recurrent)
+    return parse_recurrent_schedule(r->schedule, &r->recurrent, &error) ? "" : error;
+  if (r->route == Route::Chunked)
+    return schedules::parse_schedule(r->schedule, &r->chunked, &error) ? "" : error;
+  return std::string("route '") + route_name(r->route) + "' has no tuned schedules";
 }
 
 // One record line, or why not.
@@ -62,7 +59,7 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   r->threads = static_cast<int>(threads);
   if (!parse_route(f[6], &r->route)) return "route: unknown route '" + f[6] + "'";
   r->schedule = f[7];
-  if (std::string why = schedule_error(r->route, r->schedule); !why.empty()) return why;
+  if (std::string why = parse_schedule_of(r); !why.empty()) return why;
   char* end = nullptr;
   r->median_ns = std::strtod(f[8].c_str(), &end);
   if (*end != '\0' || !(r->median_ns > 0)) return "median_ns: expected a positive number, got '" + f[8] + "'";
@@ -159,8 +156,8 @@ std::string default_tuning_db_path() {
 
 TuningDb::TuningDb(std::vector<TuningRecord> records) : records_(std::move(records)) {
   for (size_t i = 0; i < records_.size(); ++i) {
-    const TuningRecord& r = records_[i];
-    index_[Key{r.host_cpu, r.route, r.K, r.V, r.threads}].push_back(i);
+    TuningRecord& r = records_[i];
+    if (parse_schedule_of(&r).empty()) index_[Key{r.host_cpu, r.route, r.K, r.V, r.threads}].push_back(i);
   }
 }
 

@@ -162,6 +162,10 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
   EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 64, 1, 1), nullptr);
   EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, 1, 2), nullptr);
   EXPECT_EQ(db.find("cpu-a", Route::Chunked, 128, 128, 1, 1), nullptr);
+  // A schedule that does not parse for its route is never found.
+  EXPECT_EQ(TuningDb({record("cpu-a", 0, 9, 1, Route::Recurrent, "c16-w16", 1)})
+                .find("cpu-a", Route::Recurrent, 128, 128, 1, 1),
+            nullptr);
 
   // plan(): tuned where a record matches, the defaults elsewhere.
   Plan p = plan(db, "cpu-a", Route::Recurrent, 128, 128, 1, 1);

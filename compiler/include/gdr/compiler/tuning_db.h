@@ -11,7 +11,9 @@
 #include <tuple>
 #include <vector>
 
+#include "gdr/compiler/kernel_spec.h"
 #include "gdr/runtime.h"
+#include "gdr/schedules/schedule.h"
 #include "gdr/status.h"
 
 namespace gdr::compiler {
@@ -26,6 +28,10 @@ struct TuningRecord {
   Route route = Route::Recurrent;  // Recurrent or Chunked
   std::string schedule;            // recurrent_schedule_str() or schedules::Schedule::str()
   double median_ns = 0;            // the winner's median at the T it was tuned at
+  // `schedule` parsed for `route`, filled in by TuningDb so that a lookup
+  // per call does not parse text.
+  RecurrentSchedule recurrent;
+  schedules::Schedule chunked;
 };
 
 // The file's first line; a file that starts otherwise is not read.
@@ -50,7 +56,8 @@ std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& 
 // $HOME/.cache/gdr/tuning.db (empty if none of them is set).
 std::string default_tuning_db_path();
 
-// Records indexed for the per-call lookup.
+// Records indexed for the per-call lookup (a record whose schedule does not
+// parse for its route is left out).
 class TuningDb {
  public:
   TuningDb() = default;
