@@ -95,8 +95,9 @@ TEST(Tuner, WrongCandidateIsExcludedAndNeverChosen) {
 }
 
 TEST(Tuner, CoarseThenFineSpace) {
-  // Tiles wider than V (rounded up to whole vectors) are left out.
+  // Tiles of more than one vector wider than V are left out.
   EXPECT_EQ(recurrent_coarse({4, 8}, 16).size(), 3u + 2u);  // w4: 1, 2, 4 vectors; w8: 1, 2
+  EXPECT_EQ(recurrent_coarse({16}, 20).size(), 1u);         // one vector and a masked tail
   EXPECT_EQ(recurrent_coarse({16}, 128).size(), 4u);
   // Unroll at most K.
   EXPECT_EQ(recurrent_fine({{4, 8, 1}}, 2).size(), 2u);

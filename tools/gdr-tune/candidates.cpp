@@ -57,9 +57,9 @@ std::vector<int> host_widths() {
 std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V) {
   std::vector<compiler::RecurrentSchedule> out;
   for (int w : widths) {
-    const int64_t v_vectors = (V + w - 1) / w;
+    const int64_t whole_vectors = V / w;
     for (int64_t vectors : {1, 2, 4, 8})
-      if (vectors == 1 || vectors <= v_vectors) out.push_back({w, vectors * w, 1});
+      if (vectors == 1 || vectors <= whole_vectors) out.push_back({w, vectors * w, 1});
   }
   return out;
 }

@@ -31,8 +31,9 @@ Candidate baseline_candidate(Route route);  // BaselineTwoPass or BaselineChunke
 std::vector<int> host_widths();
 
 // The recurrent route's coarse round: every width x v_tile of 1, 2, 4, 8
-// vectors at unroll 1, leaving out tiles wider than V rounded up to whole
-// vectors (they run as the narrower tile would, plus masked tails).
+// vectors at unroll 1, leaving out tiles of more than one vector wider than
+// V (no whole tile would fit: every column would run in the kernel's masked
+// one-vector tail).
 std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V);
 
 // Its fine round: unroll 1, 2, 4 (at most K) on each of `tiles` (a tile is
