@@ -23,6 +23,7 @@
 #include "gdr/compiler/halide_chunked_abi.h"
 #include "gdr/compiler/jit.h"
 #include "gdr/compiler/once_cache.h"
+#include "gdr/compiler/plan.h"
 #include "gdr/schedules/chunked_algorithm.h"
 #include "gdr/schedules/chunked_schedule.h"
 
@@ -300,7 +301,9 @@ Status compile_halide_runtime(const std::string& target_name, const std::string&
 }
 
 void install_chunked_routes() {
-  set_route_runner(Route::Chunked, chunked_runner(ChunkedSpec{}));
+  set_route_runner(Route::Chunked, [](const Tensors& t, const Options& o) {
+    return run_planned(Route::Chunked, t, o);  // tuned or default schedule
+  });
   ChunkedSpec adams;
   adams.scheduler = Scheduler::Adams2019;
   set_route_runner(Route::ChunkedAutoschedule, chunked_runner(adams));

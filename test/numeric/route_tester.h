@@ -12,11 +12,6 @@
 
 namespace gdr::test {
 
-struct Accuracy {
-  double error = 0;            // this route
-  double yardstick_error = 0;  // the float32 recurrence
-};
-
 // Runs an implementation: gdr::run by default, or a given kernel.
 using Runner = std::function<Status(const Tensors&, const Options&)>;
 inline Runner route_runner() { return [](const Tensors& t, const Options& o) { return run(t, o); }; }
@@ -25,27 +20,18 @@ inline Runner route_runner() { return [](const Tensors& t, const Options& o) { r
 // measures it.
 inline Accuracy measure(Problem& p, const Options& options, const Runner& runner = route_runner()) {
   Accuracy a;
-  Problem yard = p;
-  Options ref_options;
-  ref_options.route = Route::Reference;
-  EXPECT_TRUE(run(yard.tensors(), ref_options));
-  const Reference ref = reference_f64(p);
-  a.yardstick_error = relative_error(yard, ref);
-  Status s = runner(p.tensors(), options);
+  Status s = measure_accuracy(p, [&](const Tensors& t) { return runner(t, options); }, &a);
   EXPECT_TRUE(s) << s.message();
-  a.error = relative_error(p, ref);
   return a;
 }
 
-// The contract's bars. The 8x bar has a floor of 1e-6 because the yardstick
-// can be exact (T = 0, beta = 0), where any rounding would be "infinitely"
-// worse.
+// The contract's bars (reference.h), each with its own message.
 inline void expect_within_contract(Problem& p, const Options& options,
                                    const std::string& what = "",
                                    const Runner& runner = route_runner()) {
   const Accuracy a = measure(p, options, runner);
-  EXPECT_LE(a.error, 1e-4) << route_name(options.route) << " " << describe(p) << " " << what;
-  EXPECT_LE(a.error, 8 * a.yardstick_error + 1e-6)
+  EXPECT_LE(a.error, kErrorBar) << route_name(options.route) << " " << describe(p) << " " << what;
+  EXPECT_LE(a.error, kYardstickFactor * a.yardstick_error + kYardstickFloor)
       << route_name(options.route) << " " << describe(p) << " " << what
       << " yardstick error " << a.yardstick_error;
 }

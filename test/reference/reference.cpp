@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "gdr/runtime.h"
+
 namespace gdr::test {
 
 Tensors Problem::tensors() {
@@ -110,6 +112,18 @@ double relative_error(const Problem& p, const Reference& ref) {
 std::string describe(const Problem& p) {
   return "B=" + std::to_string(p.B) + " H=" + std::to_string(p.H) + " T=" + std::to_string(p.T) +
          " K=" + std::to_string(p.K) + " V=" + std::to_string(p.V);
+}
+
+Status measure_accuracy(Problem& p, const std::function<Status(const Tensors&)>& run, Accuracy* a) {
+  Problem yard = p;
+  Options ref_options;
+  ref_options.route = Route::Reference;
+  if (Status s = gdr::run(yard.tensors(), ref_options); !s) return s;
+  const Reference ref = reference_f64(p);
+  const Status s = run(p.tensors());
+  a->yardstick_error = relative_error(yard, ref);
+  a->error = relative_error(p, ref);  // a failed run left NaN sentinels: +inf
+  return s;
 }
 
 }  // namespace gdr::test

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "gdr/status.h"
 #include "gdr/tensors.h"
 
 namespace gdr::test {
@@ -50,5 +52,23 @@ Reference reference_f64(const Problem& p);
 double relative_error(const Problem& p, const Reference& ref);
 
 std::string describe(const Problem& p);
+
+// The contract's accuracy bars against float64: relative error at most
+// kErrorBar, and at most kYardstickFactor times the float32 recurrence's on
+// the same inputs, plus kYardstickFloor (that yardstick can be exact: T = 0,
+// beta = 0, where any rounding would be "infinitely" worse).
+constexpr double kErrorBar = 1e-4, kYardstickFactor = 8, kYardstickFloor = 1e-6;
+
+struct Accuracy {
+  double error = 0;            // the implementation
+  double yardstick_error = 0;  // the float32 reference recurrence
+  bool within_contract() const {
+    return error <= kErrorBar && error <= kYardstickFactor * yardstick_error + kYardstickFloor;
+  }
+};
+
+// Runs `run` on `p` (outputs written into p) and the float32 reference route
+// on a copy, and measures both against reference_f64; returns run's status.
+Status measure_accuracy(Problem& p, const std::function<Status(const Tensors&)>& run, Accuracy* a);
 
 }  // namespace gdr::test

@@ -102,6 +102,23 @@ TEST_F(GdrRunTest, EmptySequence) {
   EXPECT_EQ(fs.data, p.initial_state);
 }
 
+TEST_F(GdrRunTest, ExplainSaysWhichRouteAndScheduleRan) {
+  write_problem(make_problem(1, 2, 3, 8, 8));
+  RunResult r = run("--route auto --threads 1 --explain 1 > " + path("stdout.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  std::ifstream in(path("stdout.txt"));
+  std::string line;
+  std::getline(in, line);
+#ifdef GDR_HAVE_COMPILER
+  // The plan: the tuned schedule if a database matches, else the default.
+  EXPECT_EQ(line.rfind("gdr-run: auto ran recurrent w", 0), 0u) << line;
+  EXPECT_TRUE(line.find(" (default)") != std::string::npos || line.find(" (tuned)") != std::string::npos)
+      << line;
+#else
+  EXPECT_EQ(line, "gdr-run: auto ran reference");
+#endif
+}
+
 struct BadRun {
   const char* name;
   std::function<void(GdrRunTest*)> prepare;
@@ -139,6 +156,7 @@ TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
       {"unknown route", [](GdrRunTest*) {}, "--route fastest", "--route"},
       {"bad threads", [](GdrRunTest*) {}, "--threads zero", "--threads"},
       {"unknown flag", [](GdrRunTest*) {}, "--frobnicate 1", "--frobnicate"},
+      {"bad explain", [](GdrRunTest*) {}, "--explain 2", "--explain"},
   };
 #ifndef GDR_HAVE_COMPILER
   cases.push_back({"route not in this build", [](GdrRunTest*) {}, "--route chunked", "chunked"});

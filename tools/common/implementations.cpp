@@ -4,6 +4,7 @@
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/chunked.h"
+#include "gdr/compiler/plan.h"
 #endif
 
 namespace gdr::tools {
@@ -14,6 +15,17 @@ void install_all_routes() {
   compiler::install_routes();
   compiler::install_chunked_routes();
 #endif
+}
+
+std::string explain_route(Route route, int64_t K, int64_t V, int64_t T, int threads) {
+#ifdef GDR_HAVE_COMPILER
+  if (route == Route::Auto || route == Route::Recurrent || route == Route::Chunked)
+    return compiler::plan(route, K, V, T, threads).str();
+#else
+  (void)K, (void)V, (void)T, (void)threads;
+  if (route == Route::Auto) return route_name(Route::Reference);  // what run() falls back to
+#endif
+  return route_name(route);
 }
 
 }  // namespace gdr::tools

@@ -16,11 +16,13 @@
 
 #include "../common/flags.h"
 #include "../common/implementations.h"
+#include "../common/measure.h"
+#include "../common/peak.h"
 #include "gdr/runtime.h"
-#include "peak.h"
 #include "reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
+#include "gdr/compiler/plan.h"  // run_planned
 #include "gdr/compiler/toolchain.h"
 #endif
 
@@ -34,7 +36,6 @@ struct Config {
   std::vector<int> threads = {1, 2};
   int64_t B = 1, K = 128, V = 128;
   double seconds_per_case = 2.0;  // time budget for one case, all impls together
-  int min_reps = 3, max_reps = 200;
   std::string json;
   bool halide_profile = false;  // chunked@...: per-Func profile at exit
 };
@@ -51,7 +52,8 @@ const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
     "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
     "                 [--halide-profile 1: Halide's per-Func profile of chunked@...]\n"
-    "implementations: every route gdr-run --route accepts, except auto;\n"
+    "implementations: every route gdr-run --route accepts (auto, recurrent and chunked run\n"
+    "                 the tuned schedules of the tuning database; each case prints which);\n"
     "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule\n";
 
 [[noreturn]] void die(const std::string& message) {
@@ -87,13 +89,7 @@ Config parse_args(int argc, char** argv) {
   return c;
 }
 
-double median(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  const size_t n = x.size();
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
-double flops(const Record& r) { return 8.0 * r.K * r.V * r.T * r.B * r.H; }
+double flops(const Record& r) { return gdr::tools::op_flops(r.B, r.H, r.T, r.K, r.V); }
 
 std::string json_record(const Record& r) {
   char buf[512];
@@ -136,13 +132,19 @@ int main(int argc, char** argv) {
 #endif
     }
     gdr::Route r;
-    if (!gdr::parse_route(name, &r) || r == gdr::Route::Auto) die("--impl: unknown implementation '" + name + "'");
+    if (!gdr::parse_route(name, &r)) die("--impl: unknown implementation '" + name + "'");
     routes.push_back(r);
   }
-  // Points the chunked route at impl i's schedule (or the default).
+  // Points the chunked route at impl i's schedule (or the planned one).
   auto select_variant = [&](size_t i) {
 #ifdef GDR_HAVE_COMPILER
     if (routes[i] != gdr::Route::Chunked) return;
+    if (variants[i].empty() && !config.halide_profile) {  // the route as installed: tuned
+      gdr::set_route_runner(gdr::Route::Chunked, [](const gdr::Tensors& t, const gdr::Options& o) {
+        return gdr::compiler::run_planned(gdr::Route::Chunked, t, o);
+      });
+      return;
+    }
     gdr::compiler::ChunkedSpec spec;
     spec.profile = config.halide_profile;
     if (!variants[i].empty()) {
@@ -195,18 +197,14 @@ int main(int argc, char** argv) {
           if (!s) failure = config.impls[i] + ": " + s.message();
           return ns;
         };
-        for (size_t i = 0; i < n_impl; ++i) run_once(i);  // warm-up: caches, JIT, pages
+        gdr::tools::TimingBudget budget;
+        budget.seconds = config.seconds_per_case;
+        times = gdr::tools::time_interleaved(n_impl, run_once, budget);
         if (!failure.empty()) die(failure);
-        const auto case_start = Clock::now();
-        for (int rep = 0; rep < config.max_reps; ++rep) {
-          for (size_t i = 0; i < n_impl; ++i) times[i].push_back(run_once(i));
-          double spent = std::chrono::duration<double>(Clock::now() - case_start).count();
-          if (rep + 1 >= config.min_reps && spent > config.seconds_per_case) break;
-        }
         std::map<gdr::Route, double> medians;
         std::vector<double> impl_median(n_impl);
         for (size_t i = 0; i < n_impl; ++i) {
-          impl_median[i] = median(times[i]);
+          impl_median[i] = gdr::tools::median(times[i]);
           medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
         }
         for (size_t i = 0; i < n_impl; ++i) {
@@ -226,6 +224,14 @@ int main(int argc, char** argv) {
                       100 * gflops / peak_t, ratio(gdr::Route::BaselineTwoPass).c_str(),
                       ratio(gdr::Route::BaselineChunked).c_str());
         }
+        // What the generated routes ran: tuned or default, and which schedule.
+        std::string planned;
+        for (size_t i = 0; i < n_impl; ++i)
+          if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
+                                      routes[i] == gdr::Route::Chunked))
+            planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
+                       gdr::tools::explain_route(routes[i], config.K, config.V, T, threads);
+        if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
         // Every implementation must agree with the first one on these inputs.
         for (size_t i = 1; i < n_impl; ++i) {
           double worst = 0;

@@ -20,7 +20,7 @@ const char kUsage[] =
     "               --initial-state s.npy --out out.npy --final-state fs.npy\n"
     "               [--route auto|recurrent|chunked|chunked-autoschedule|reference|\n"
     "                        baseline-two-pass|baseline-chunked]\n"
-    "               [--threads N]\n";
+    "               [--threads N] [--explain 1: print which route and schedule ran]\n";
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "gdr-run: %s\n", message.c_str());
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   const char* files[] = {"--query", "--key", "--value", "--decay", "--beta", "--initial-state",
                          "--out", "--final-state"};
   gdr::tools::Flags flags;
-  std::set<std::string> known = {"--route", "--threads"};
+  std::set<std::string> known = {"--route", "--threads", "--explain"};
   known.insert(std::begin(files), std::end(files));
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return fail(s.message());
   if (flags.help()) {
@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
   int64_t threads = 0;
   if (gdr::Status s = flags.integer("--threads", 1, 1024, &threads); !s) return fail(s.message());
   options.threads = static_cast<int>(threads);
+  int64_t explain = 0;
+  if (gdr::Status s = flags.integer("--explain", 0, 1, &explain); !s) return fail(s.message());
 
   std::map<std::string, gdr::npy::Array> in;
   for (int i = 0; i < 6; ++i) {
@@ -91,6 +93,9 @@ int main(int argc, char** argv) {
 
   gdr::tools::install_all_routes();
   if (gdr::Status s = gdr::run(t, options); !s) return fail(s.message());
+  if (explain == 1)
+    std::printf("gdr-run: %s ran %s\n", gdr::route_name(options.route),
+                gdr::tools::explain_route(options.route, K, V, T, options.threads).c_str());
   if (gdr::Status s = gdr::npy::write(args["--out"], out); !s)
     return fail("--out " + args["--out"] + ": " + s.message());
   if (gdr::Status s = gdr::npy::write(args["--final-state"], final_state); !s) {

@@ -55,7 +55,8 @@ Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& targ
                                 bool with_assembly = false);
 Status compile_halide_runtime(const std::string& target, const std::string& object_path);
 
-// Installs Route::Chunked (default hand schedule) and
+// Installs Route::Chunked (the tuned hand schedule, else the default; see
+// plan.h) and
 // Route::ChunkedAutoschedule into gdr::run.
 void install_chunked_routes();
 

@@ -30,4 +30,13 @@ struct RecurrentSchedule {
 // gdr_recurrent_f32_k128_v128__w16_vt64_u1.
 std::string recurrent_kernel_name(const KernelSpec& spec, const RecurrentSchedule& schedule);
 
+// Text form of a recurrent schedule, "w16-vt64-u1" (width, v_tile in
+// columns, unroll), as the chunked route's "c16-w16": reports and the
+// tuning database use it.
+std::string recurrent_schedule_str(const RecurrentSchedule& schedule);
+// Parses that form; the numbers must be positive and v_tile a multiple of the
+// width (the dialect's verifier checks the rest). False with *error on failure.
+bool parse_recurrent_schedule(const std::string& text, RecurrentSchedule* schedule,
+                              std::string* error);
+
 }  // namespace gdr::compiler

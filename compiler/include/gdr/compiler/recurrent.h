@@ -40,7 +40,8 @@ Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule
                                  Kernel* kernel);
 
 // Installs runners for Route::Recurrent and Route::Auto into gdr::run: each
-// compiles the default-schedule kernel for (K, V) once, then gdr::execute.
+// runs what plan() picks (tuned or default schedule; Auto may pick the
+// chunked route), compiling each (K, V, schedule) once, then gdr::execute.
 void install_routes();
 
 }  // namespace gdr::compiler

@@ -1,0 +1,88 @@
+// The routes run the tuning database's schedules: a database written to a
+// temporary GDR_CACHE_DIR before anything reads it (the process loads it
+// once), then plan() says what runs and the routes still match float64.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "gdr/compiler/chunked.h"
+#include "gdr/compiler/plan.h"
+#include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/target.h"
+#include "gdr/compiler/tuning_db.h"
+#include "route_tester.h"
+
+namespace gdr::test {
+namespace {
+
+constexpr int64_t K = 32, V = 48;
+
+// Before main: the database for this host, 1 thread only. Widths of 4 exist
+// on every host; none of these schedules is a default.
+const std::string kCacheDir = [] {
+  char tmpl[] = "/tmp/gdr-tuned-route-test-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string cpu = compiler::host_target().cpu;
+  using compiler::TuningRecord;
+  const std::vector<TuningRecord> records = {
+      {cpu, K, V, 0, 20, 1, Route::Recurrent, "w4-vt12-u2", 100},
+      {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Recurrent, "w4-vt8-u4", 1000},
+      {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Chunked, "c32-w4", 500}};
+  if (!compiler::write_tuning_db(dir + "/tuning.db", records)) std::abort();
+  setenv("GDR_CACHE_DIR", dir.c_str(), 1);
+  return dir;
+}();
+
+class TunedRoute : public ::testing::Test {
+ public:
+  static void SetUpTestSuite() {
+    compiler::install_routes();
+    compiler::install_chunked_routes();
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(kCacheDir); }
+};
+
+Options one_thread(Route route) {
+  Options o;
+  o.route = route;
+  o.threads = 1;
+  return o;
+}
+
+TEST_F(TunedRoute, RecurrentRunsTheTunedScheduleOfItsBucket) {
+  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 5, 1).str(), "recurrent w4-vt12-u2 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 300, 1).str(), "recurrent w4-vt8-u4 (tuned)");
+  for (int64_t T : {5, 300}) {
+    Problem p = make_problem(1, 3, T, K, V);
+    expect_within_contract(p, one_thread(Route::Recurrent), "tuned");
+  }
+}
+
+TEST_F(TunedRoute, AutoTakesTheFasterRouteOfTheBucket) {
+  EXPECT_EQ(compiler::plan(Route::Auto, K, V, 5, 1).str(), "recurrent w4-vt12-u2 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Auto, K, V, 100, 1).str(), "chunked c32-w4 (tuned)");
+  Problem p = make_problem(1, 3, 100, K, V);
+  expect_within_contract(p, one_thread(Route::Auto), "auto on the tuned chunked route");
+}
+
+TEST_F(TunedRoute, ChunkedRunsItsTunedSchedule) {
+  EXPECT_EQ(compiler::plan(Route::Chunked, K, V, 100, 1).str(), "chunked c32-w4 (tuned)");
+  Problem p = make_problem(1, 2, 77, K, V);
+  expect_within_contract(p, one_thread(Route::Chunked), "tuned c32-w4");
+}
+
+TEST_F(TunedRoute, OtherShapesAndThreadCountsRunTheDefaults) {
+  EXPECT_FALSE(compiler::plan(Route::Recurrent, K, V + 1, 5, 1).tuned);
+  EXPECT_FALSE(compiler::plan(Route::Recurrent, K + 1, V, 5, 1).tuned);
+  EXPECT_FALSE(compiler::plan(Route::Chunked, K, V, 5, 1).tuned);  // no chunked record below 21
+  if (ThreadPool::shared().size() >= 2) {
+    EXPECT_FALSE(compiler::plan(Route::Recurrent, K, V, 5, 2).tuned);
+    EXPECT_FALSE(compiler::plan(Route::Recurrent, K, V, 5, 0).tuned);  // 0: the whole pool
+  }
+  Problem p = make_problem(1, 3, 5, K, V + 1);
+  expect_within_contract(p, one_thread(Route::Recurrent), "default schedule");
+}
+
+}  // namespace
+}  // namespace gdr::test

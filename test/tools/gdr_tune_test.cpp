@@ -1,0 +1,183 @@
+// gdr-tune: a wrong candidate is excluded and never chosen; end to end on a
+// tiny shape with a tiny budget, the report and the database it writes;
+// bad flags give one line naming the flag.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "candidates.h"
+#include "gdr/compiler/target.h"
+#include "gdr/compiler/tuning_db.h"
+#include "report.h"
+#include "tuner.h"
+
+namespace gdr::tune {
+namespace {
+
+class GdrTuneTest : public ::testing::Test {
+ public:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gdr-tune-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  // Runs gdr-tune with `args`; returns its exit code, stdout and stderr.
+  int run(const std::string& args, std::string* out, std::string* err) {
+    const std::string cmd = std::string(GDR_TUNE_PATH) + " " + args + " >" + path("stdout") +
+                            " 2>" + path("stderr");
+    const int status = std::system(cmd.c_str());
+    *out = read(path("stdout"));
+    *err = read(path("stderr"));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  static std::string read(const std::string& file) {
+    std::ifstream in(file);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ private:
+  std::string dir_;
+};
+
+// A candidate that writes zeros: fast, and wrong.
+Candidate wrong_candidate() {
+  Candidate c;
+  c.route = Route::Recurrent;
+  c.schedule = "zeros";
+  c.run = [](const Tensors& t, const Options&) {
+    std::fill(t.out, t.out + t.B * t.H * t.T * t.V, 0.f);
+    std::fill(t.final_state, t.final_state + t.B * t.H * t.K * t.V, 0.f);
+    return Status::ok();
+  };
+  return c;
+}
+
+TEST(Tuner, WrongCandidateIsExcludedAndNeverChosen) {
+  TuneOptions o;
+  o.B = 1, o.H = 2, o.K = 16, o.V = 16;
+  o.routes = {Route::Recurrent};
+  o.widths = {4};
+  o.seconds_per_candidate = 0.001;
+  o.extra = {wrong_candidate()};
+  Checker checker(o.K, o.V, 1);
+  const CaseResult c = tune_case(o, 3, 1, checker);
+  bool seen = false;
+  for (size_t i = 0; i < c.entries.size(); ++i) {
+    const Entry& e = c.entries[i];
+    if (e.candidate.schedule != "zeros") {
+      EXPECT_TRUE(e.check.ok) << e.candidate.name() << ": " << e.check.why;
+      continue;
+    }
+    seen = true;
+    EXPECT_FALSE(e.check.ok);
+    EXPECT_EQ(e.check.why.rfind("wrong: error", 0), 0u) << e.check.why;
+    EXPECT_FALSE(e.timed(1) || e.timed(2));
+    EXPECT_FALSE(e.winner);
+    ASSERT_TRUE(c.winners.count(Route::Recurrent));
+    EXPECT_NE(c.winners.at(Route::Recurrent), i);
+  }
+  EXPECT_TRUE(seen);
+  // The report names it under the excluded candidates, with why.
+  ReportContext context;
+  context.options = o;
+  const std::string md = report_markdown(context, {c});
+  EXPECT_NE(md.find("| recurrent zeros | wrong: error"), std::string::npos) << md;
+  EXPECT_EQ(report_json(context, {c}).find("\"schedule\": \"zeros\", \"check\": \"ok\""), std::string::npos);
+}
+
+TEST(Tuner, CoarseThenFineSpace) {
+  // Tiles of more than one vector wider than V are left out.
+  EXPECT_EQ(recurrent_coarse({4, 8}, 16).size(), 3u + 2u);  // w4: 1, 2, 4 vectors; w8: 1, 2
+  EXPECT_EQ(recurrent_coarse({16}, 20).size(), 1u);         // one vector and a masked tail
+  EXPECT_EQ(recurrent_coarse({16}, 128).size(), 4u);
+  // Unroll at most K.
+  EXPECT_EQ(recurrent_fine({{4, 8, 1}}, 2).size(), 2u);
+  EXPECT_EQ(recurrent_fine({{4, 8, 1}, {8, 8, 1}}, 128).size(), 6u);
+  EXPECT_EQ(chunked_space({4, 8, 16}).size(), 9u);
+}
+
+TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
+  // An existing database: another host's record survives the merge.
+  ASSERT_TRUE(compiler::write_tuning_db(
+      path("tuning.db"), {{"other-cpu", 16, 16, 0, 5, 1, Route::Recurrent, "w4-vt4-u1", 42}}));
+  std::string out, err;
+  ASSERT_EQ(run("--H 2 --K 16 --V 16 --T 1,40 --threads 1 --seconds 0.002 --routes recurrent,chunked "
+                "--widths 4 --report " + path("r/tune") + " --db " + path("tuning.db"),
+                &out, &err),
+            0)
+      << err;
+  const std::string md = read(path("r/tune.md")), json = read(path("r/tune.json"));
+  // Every candidate of the space is in the report, checked and timed.
+  std::vector<std::string> names = {"baseline-two-pass", "baseline-chunked"};
+  for (const auto& s : recurrent_coarse({4}, 16)) names.push_back("recurrent " + compiler::recurrent_schedule_str(s));
+  for (const auto& s : chunked_space({4})) names.push_back("chunked " + s.str());
+  for (const std::string& n : names) EXPECT_NE(md.find("| " + n + " | "), std::string::npos) << n;
+  EXPECT_EQ(md.find("wrong:"), std::string::npos);
+  EXPECT_NE(md.find("None: every candidate matched the float64 reference."), std::string::npos);
+  EXPECT_NE(md.find("## T = 1, threads = 1"), std::string::npos);
+  EXPECT_NE(md.find("## T = 40, threads = 1"), std::string::npos);
+  // One winner per route per case, each marked.
+  size_t winners = 0;
+  for (size_t at = md.find("| **winner** |"); at != std::string::npos; at = md.find("| **winner** |", at + 1))
+    ++winners;
+  EXPECT_EQ(winners, 4u);
+  size_t json_winners = 0;
+  for (size_t at = json.find("\"winner\": true"); at != std::string::npos; at = json.find("\"winner\": true", at + 1))
+    ++json_winners;
+  EXPECT_EQ(json_winners, 4u);
+  EXPECT_EQ(json.find("\"check\": \"wrong"), std::string::npos);
+
+  // The database: the other host's record, and each case's winners with the
+  // buckets cut at the geometric mean of 1 and 40 (6.3).
+  std::vector<compiler::TuningRecord> db;
+  ASSERT_TRUE(compiler::read_tuning_db(path("tuning.db"), &db));
+  ASSERT_EQ(db.size(), 5u);
+  EXPECT_EQ(db[0].host_cpu, "other-cpu");
+  const std::string cpu = compiler::host_target().cpu;
+  for (size_t i = 1; i < db.size(); ++i) {
+    EXPECT_EQ(db[i].host_cpu, cpu);
+    EXPECT_EQ(db[i].K, 16);
+    EXPECT_EQ(db[i].threads, 1);
+    const bool decode = db[i].T_min == 0;
+    EXPECT_EQ(db[i].T_max, decode ? 6 : compiler::kUnboundedT);
+    if (!decode) EXPECT_EQ(db[i].T_min, 7);
+    EXPECT_NE(md.find("winner: `" + db[i].schedule + "`"), std::string::npos) << db[i].schedule;
+  }
+  EXPECT_NE(out.find("report: " + path("r/tune") + ".md"), std::string::npos) << out;
+}
+
+TEST_F(GdrTuneTest, BadFlagsGiveOneLineNamingTheFlagAndWriteNothing) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--routes fast", "--routes"},
+      {"--routes baseline-two-pass", "--routes"},
+      {"--widths 32", "--widths"},
+      {"--widths 12", "--widths"},
+      {"--seconds 0", "--seconds"},
+      {"--T 0", "--T"},
+      {"--threads 100000", "--threads"},
+      {"--K 0", "--K"},
+      {"--frobnicate 1", "--frobnicate"},
+  };
+  for (const auto& [args, flag] : cases) {
+    std::string out, err;
+    EXPECT_EQ(run(args + " --report " + path("r/tune") + " --db " + path("tuning.db"), &out, &err), 2)
+        << args;
+    EXPECT_EQ(err.rfind("gdr-tune: ", 0), 0u) << args << ": " << err;
+    EXPECT_NE(err.find(flag), std::string::npos) << args << ": " << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(std::filesystem::exists(path("r")));
+    EXPECT_FALSE(std::filesystem::exists(path("tuning.db")));
+  }
+}
+
+}  // namespace
+}  // namespace gdr::tune

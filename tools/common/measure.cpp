@@ -1,0 +1,33 @@
+#include "measure.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace gdr::tools {
+
+std::vector<std::vector<double>> time_interleaved(size_t n, const std::function<double(size_t)>& run,
+                                                  const TimingBudget& budget) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::vector<double>> times(n);
+  for (size_t i = 0; i < n; ++i) run(i);
+  const auto start = Clock::now();
+  for (int rep = 0; rep < budget.max_reps; ++rep) {
+    for (size_t i = 0; i < n; ++i) times[i].push_back(run(i));
+    const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+    if (rep + 1 >= budget.min_reps && spent > budget.seconds) break;
+  }
+  return times;
+}
+
+double median(std::vector<double> x) {
+  if (x.empty()) return 0;
+  std::sort(x.begin(), x.end());
+  const size_t n = x.size();
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+double op_flops(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V) {
+  return 8.0 * K * V * T * B * H;
+}
+
+}  // namespace gdr::tools

@@ -1,0 +1,32 @@
+// Timing shared by gdr-bench and gdr-tune: implementations run one after
+// the other, repetition by repetition, so that drift of a shared machine
+// hits all of them equally; medians, not means.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace gdr::tools {
+
+struct TimingBudget {
+  double seconds = 2.0;  // stop after a repetition once this much time is spent...
+  int min_reps = 3;      // ...and at least this many repetitions ran
+  int max_reps = 200;
+};
+
+// Calls run(i) once for every i in [0, n) (warm-up: caches, JIT, pages; not
+// counted), then repetitions of run(0), ..., run(n - 1) within `budget`.
+// run(i) returns the nanoseconds it measured for one call (so it can leave
+// its own set-up out). Returns the times, times[i] for implementation i.
+std::vector<std::vector<double>> time_interleaved(size_t n, const std::function<double(size_t)>& run,
+                                                  const TimingBudget& budget);
+
+double median(std::vector<double> x);
+
+// Effective flops of one call: 8 K V per token per head (what the fused
+// recurrence does), the same for every implementation so figures compare.
+double op_flops(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V);
+
+}  // namespace gdr::tools

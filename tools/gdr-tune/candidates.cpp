@@ -1,0 +1,83 @@
+#include "candidates.h"
+
+#include <algorithm>
+
+#include "gdr/baselines.h"
+#include "gdr/compiler/chunked.h"
+#include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/target.h"
+
+namespace gdr::tune {
+
+std::string Candidate::name() const {
+  return baseline() ? route_name(route) : std::string(route_name(route)) + " " + schedule;
+}
+
+Candidate recurrent_candidate(const compiler::RecurrentSchedule& schedule) {
+  Candidate c;
+  c.route = Route::Recurrent;
+  c.schedule = compiler::recurrent_schedule_str(schedule);
+  c.run = [schedule](const Tensors& t, const Options& o) {
+    Kernel kernel;
+    if (Status s = compiler::compiled_recurrent_kernel(compiler::KernelSpec{t.K, t.V}, schedule, &kernel); !s)
+      return s;
+    return execute(kernel, t, o);
+  };
+  return c;
+}
+
+Candidate chunked_candidate(const schedules::Schedule& schedule) {
+  Candidate c;
+  c.route = Route::Chunked;
+  c.schedule = schedule.str();
+  c.run = [schedule](const Tensors& t, const Options& o) {
+    const compiler::CompiledKernel k = compiler::compile_chunked(t.K, t.V, schedule);
+    return k.status ? execute(k.kernel, t, o) : k.status;
+  };
+  return c;
+}
+
+Candidate baseline_candidate(Route route) {
+  Candidate c;
+  c.route = route;
+  // The baselines' own entry points, whatever routes the process installed.
+  if (route == Route::BaselineTwoPass)
+    c.run = [](const Tensors& t, const Options& o) { return execute(baselines::two_pass_kernel(), t, o); };
+  else
+    c.run = baselines::run_chunked;
+  return c;
+}
+
+std::vector<int> host_widths() {
+  std::vector<int> widths;
+  for (int w = 4; w * 32 <= compiler::host_target().vector_bits; w *= 2) widths.push_back(w);
+  return widths;
+}
+
+std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V) {
+  std::vector<compiler::RecurrentSchedule> out;
+  for (int w : widths) {
+    const int64_t whole_vectors = V / w;
+    for (int64_t vectors : {1, 2, 4, 8})
+      if (vectors == 1 || vectors <= whole_vectors) out.push_back({w, vectors * w, 1});
+  }
+  return out;
+}
+
+std::vector<compiler::RecurrentSchedule> recurrent_fine(
+    const std::vector<compiler::RecurrentSchedule>& tiles, int64_t K) {
+  std::vector<compiler::RecurrentSchedule> out;
+  for (const compiler::RecurrentSchedule& tile : tiles)
+    for (int64_t unroll : {1, 2, 4})
+      if (unroll <= K) out.push_back({tile.vector_width, tile.v_tile, unroll});
+  return out;
+}
+
+std::vector<schedules::Schedule> chunked_space(const std::vector<int>& widths) {
+  std::vector<schedules::Schedule> out;
+  for (int chunk : {16, 32, 64})
+    for (int w : widths) out.push_back({chunk, w});
+  return out;
+}
+
+}  // namespace gdr::tune

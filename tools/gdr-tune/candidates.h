@@ -1,0 +1,48 @@
+// What gdr-tune searches: the candidates of each route (knob values) and the
+// baselines they are compared with, each runnable on a call's tensors.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gdr/compiler/kernel_spec.h"
+#include "gdr/runtime.h"
+#include "gdr/schedules/schedule.h"
+
+namespace gdr::tune {
+
+struct Candidate {
+  Route route = Route::Recurrent;  // Recurrent, Chunked, or a baseline route
+  std::string schedule;            // the schedule's text form; empty for a baseline
+  // Runs one call; compiles the variant on first use (cached per process).
+  std::function<Status(const Tensors&, const Options&)> run;
+
+  bool baseline() const { return route != Route::Recurrent && route != Route::Chunked; }
+  std::string name() const;  // "recurrent w16-vt64-u1", "baseline-two-pass"
+};
+
+Candidate recurrent_candidate(const compiler::RecurrentSchedule& schedule);
+Candidate chunked_candidate(const schedules::Schedule& schedule);
+Candidate baseline_candidate(Route route);  // BaselineTwoPass or BaselineChunked
+
+// Vector widths (floats) of this host: 4 up to its widest vector.
+std::vector<int> host_widths();
+
+// The recurrent route's coarse round: every width x v_tile of 1, 2, 4, 8
+// vectors at unroll 1, leaving out tiles of more than one vector wider than
+// V (no whole tile would fit: every column would run in the kernel's masked
+// one-vector tail).
+std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V);
+
+// Its fine round: unroll 1, 2, 4 (at most K) on each of `tiles` (a tile is
+// a width and a v_tile; their unroll is ignored).
+std::vector<compiler::RecurrentSchedule> recurrent_fine(
+    const std::vector<compiler::RecurrentSchedule>& tiles, int64_t K);
+
+// The chunked route: chunk 16, 32, 64 x every width. (128 is left out: it
+// was 2.2x slower than 16 at every width, docs/chunked-prefill.md.)
+std::vector<schedules::Schedule> chunked_space(const std::vector<int>& widths);
+
+}  // namespace gdr::tune

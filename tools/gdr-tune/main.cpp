@@ -1,0 +1,177 @@
+// gdr-tune: searches each route's schedule knobs for a shape on this CPU,
+// per (T, threads), and writes a report (<prefix>.md, <prefix>.json) and the
+// winners into the tuning database that the routes read (docs/tuning.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../common/flags.h"
+#include "../common/peak.h"
+#include "candidates.h"
+#include "gdr/compiler/target.h"
+#include "gdr/compiler/toolchain.h"
+#include "gdr/compiler/tuning_db.h"
+#include "gdr/thread_pool.h"
+#include "report.h"
+#include "tuner.h"
+
+namespace {
+
+const char kUsage[] =
+    "usage: gdr-tune [--B 1] [--H 32] [--K 128] [--V 128] [--T 1,512] [--threads 1,2]\n"
+    "                [--seconds S per candidate per round (0.5)] [--routes recurrent,chunked]\n"
+    "                [--widths 4,8,16: vector widths to search (default: every one of this host)]\n"
+    "                [--report PREFIX (reports/tune): writes PREFIX.md and PREFIX.json]\n"
+    "                [--db FILE (default $GDR_CACHE_DIR/tuning.db, else\n"
+    "                 $XDG_CACHE_HOME/gdr/tuning.db, else ~/.cache/gdr/tuning.db)]\n";
+
+[[noreturn]] void die(const std::string& message) {
+  std::fprintf(stderr, "gdr-tune: %s\n", message.c_str());
+  std::exit(2);
+}
+
+struct Config {
+  gdr::tune::TuneOptions tune;
+  std::vector<int64_t> T = {1, 512}, threads = {1, 2};
+  std::string report = "reports/tune", db;
+};
+
+Config parse_args(int argc, char** argv) {
+  gdr::tools::Flags flags;
+  const std::set<std::string> known = {"--B", "--H", "--K", "--V", "--T", "--threads", "--seconds",
+                                       "--routes", "--widths", "--report", "--db"};
+  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
+  if (flags.help()) {
+    std::fputs(kUsage, stdout);
+    std::exit(0);
+  }
+  Config c;
+  gdr::tune::TuneOptions& o = c.tune;
+  constexpr int64_t kMaxSize = int64_t(1) << 20;
+  const int pool = gdr::ThreadPool::shared().size();
+  std::vector<int64_t> widths;
+  for (gdr::Status s : {flags.integer("--B", 1, kMaxSize, &o.B), flags.integer("--H", 1, kMaxSize, &o.H),
+                        flags.integer("--K", 1, 1024, &o.K), flags.integer("--V", 1, kMaxSize, &o.V),
+                        flags.integers("--T", 1, kMaxSize, &c.T),
+                        flags.integers("--threads", 1, pool, &c.threads),
+                        flags.integers("--widths", 4, 16, &widths)})
+    if (!s) die(s.message());
+  if (flags.has("--seconds")) {
+    o.seconds_per_candidate = std::atof(flags.get("--seconds").c_str());
+    if (!(o.seconds_per_candidate > 0)) die("--seconds: expected a positive number, got '" + flags.get("--seconds") + "'");
+  }
+  if (flags.has("--routes")) {
+    o.routes.clear();
+    for (const std::string& name : gdr::tools::split_list(flags.get("--routes"))) {
+      gdr::Route r;
+      if (!gdr::parse_route(name, &r) || (r != gdr::Route::Recurrent && r != gdr::Route::Chunked))
+        die("--routes: '" + name + "' is not a tunable route (recurrent, chunked)");
+      o.routes.insert(r);
+    }
+    if (o.routes.empty()) die("--routes: expected recurrent, chunked or both");
+  }
+  o.widths = gdr::tune::host_widths();
+  if (flags.has("--widths")) {
+    for (int64_t w : widths)
+      if (std::find(o.widths.begin(), o.widths.end(), w) == o.widths.end())
+        die("--widths: " + std::to_string(w) + " is not a vector width of this host (" +
+            std::to_string(o.widths.front()) + " to " + std::to_string(o.widths.back()) +
+            ", powers of two)");
+    o.widths.assign(widths.begin(), widths.end());
+  }
+  if (flags.has("--report") && flags.get("--report").empty()) die("--report: expected a path prefix");
+  c.report = flags.get("--report", c.report);
+  c.db = flags.has("--db") ? flags.get("--db") : gdr::compiler::default_tuning_db_path();
+  if (c.db.empty()) die("--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
+  std::sort(c.T.begin(), c.T.end());
+  c.T.erase(std::unique(c.T.begin(), c.T.end()), c.T.end());
+  return c;
+}
+
+// The T bucket a tuned T stands for: from the geometric mean with the next
+// smaller tuned T to the one with the next larger (the nearest tuned T on a
+// log scale); the smallest reaches down to 0, the largest up without end.
+std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i) {
+  auto cut = [&](size_t lo) {  // last T of bucket lo
+    return static_cast<int64_t>(std::floor(std::sqrt(double(sorted_T[lo]) * double(sorted_T[lo + 1]))));
+  };
+  const int64_t first = i == 0 ? 0 : cut(i - 1) + 1;
+  const int64_t last = i + 1 == sorted_T.size() ? gdr::compiler::kUnboundedT : cut(i);
+  return {first, std::max(first, last)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config = parse_args(argc, argv);
+
+  gdr::tune::ReportContext context;
+  for (int i = 0; i < argc; ++i) context.command += (i ? " " : "") + std::string(argv[i]);
+  const gdr::compiler::ToolchainInfo tc = gdr::compiler::probe_toolchain();
+  context.machine = tc.host_cpu + " (" + tc.host_triple + "), LLVM " + tc.llvm_version +
+                    ", Halide target " + tc.halide_target;
+  // Other processes' load skews two-thread timings most: say what it was.
+  std::ifstream loadavg("/proc/loadavg");
+  double load[3] = {0, 0, 0};
+  if (loadavg >> load[0] >> load[1] >> load[2]) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "; load average at start %.2f %.2f %.2f (%d hardware threads)",
+                  load[0], load[1], load[2], gdr::ThreadPool::shared().size());
+    context.machine += buf;
+  }
+  context.peak = gdr::bench::measure_peak();
+  context.options = config.tune;
+  context.db_path = config.db;
+  std::printf("host: %s\nmachine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2\n", context.machine.c_str(),
+              context.peak.fma_gflops_1t, context.peak.fma_gflops_2t);
+
+  const int check_threads = static_cast<int>(*std::max_element(config.threads.begin(), config.threads.end()));
+  gdr::tune::Checker checker(config.tune.K, config.tune.V, check_threads);
+  std::vector<gdr::tune::CaseResult> cases;
+  std::vector<gdr::compiler::TuningRecord> fresh;
+  for (size_t ti = 0; ti < config.T.size(); ++ti)
+    for (int64_t threads : config.threads) {
+      const int64_t T = config.T[ti];
+      std::printf("\n== T = %lld, threads = %lld\n", (long long)T, (long long)threads);
+      std::fflush(stdout);
+      cases.push_back(gdr::tune::tune_case(config.tune, T, static_cast<int>(threads), checker));
+      const gdr::tune::CaseResult& c = cases.back();
+      for (const gdr::tune::Entry& e : c.entries)
+        if (!e.check.ok) std::printf("  excluded %s: %s\n", e.candidate.name().c_str(), e.check.why.c_str());
+      const auto [T_min, T_max] = bucket(config.T, ti);
+      for (const auto& [route, i] : c.winners) {
+        const gdr::tune::Entry& e = c.entries[i];
+        std::printf("  %-9s winner %-14s %10.4f ms\n", gdr::route_name(route), e.candidate.schedule.c_str(),
+                    e.median_ns[2] / 1e6);
+        fresh.push_back({gdr::compiler::host_target().cpu, config.tune.K, config.tune.V, T_min, T_max,
+                         static_cast<int>(threads), route, e.candidate.schedule, e.median_ns[2]});
+      }
+      for (const auto& [route, ns] : c.baseline_ns[2])
+        std::printf("  %-26s %10.4f ms\n", gdr::route_name(route), ns / 1e6);
+      if (!c.winners.empty()) std::printf("  auto runs %s\n", gdr::route_name(gdr::tune::auto_choice(c)));
+    }
+
+  // The peak again, keeping the better of the two: a busy moment at start
+  // would otherwise put candidates above 100% of it.
+  const gdr::bench::MachinePeak after = gdr::bench::measure_peak();
+  context.peak.fma_gflops_1t = std::max(context.peak.fma_gflops_1t, after.fma_gflops_1t);
+  context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
+  context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
+
+  // The database: merged with what it held for other shapes and hosts. A
+  // malformed file was reported by load_tuning_db and is replaced.
+  const gdr::compiler::TuningDb existing = gdr::compiler::load_tuning_db(config.db);
+  const auto merged = gdr::compiler::merge_tuning_records(existing.records(), fresh);
+  if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) die("--db " + s.message());
+  if (gdr::Status s = gdr::tune::write_report(config.report, context, cases); !s)
+    die("--report " + s.message());
+  std::printf("\nreport: %s.md, %s.json\ntuning db: %s (%zu records written, %zu in all)\n",
+              config.report.c_str(), config.report.c_str(), config.db.c_str(), fresh.size(),
+              merged.size());
+  return 0;
+}

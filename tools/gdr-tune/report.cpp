@@ -1,0 +1,194 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace gdr::tune {
+
+namespace {
+
+std::string format(const char* fmt, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, x);
+  return buf;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+struct Figures {
+  double gflops = 0, peak_fraction = 0;
+  double vs_two_pass = 0, vs_chunked = 0;  // 0: baseline not measured
+};
+
+Figures figures(const ReportContext& ctx, const CaseResult& c, const Entry& e, int round) {
+  const TuneOptions& o = ctx.options;
+  Figures f;
+  const double ns = e.median_ns[round];
+  f.gflops = tools::op_flops(o.B, o.H, c.T, o.K, o.V) / ns;
+  const double peak = c.threads >= 2 ? ctx.peak.fma_gflops_2t : ctx.peak.fma_gflops_1t;
+  f.peak_fraction = peak > 0 ? f.gflops / peak : 0;
+  auto ratio = [&](Route base) {
+    auto it = c.baseline_ns[round].find(base);
+    return it == c.baseline_ns[round].end() ? 0.0 : it->second / ns;
+  };
+  f.vs_two_pass = ratio(Route::BaselineTwoPass);
+  f.vs_chunked = ratio(Route::BaselineChunked);
+  return f;
+}
+
+std::string ratio_text(double r) { return r > 0 ? format("%.2fx", r) : "-"; }
+
+// One round's table, fastest first.
+std::string round_table(const ReportContext& ctx, const CaseResult& c, int round) {
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < c.entries.size(); ++i)
+    if (c.entries[i].timed(round)) rows.push_back(i);
+  std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+    return c.entries[a].median_ns[round] < c.entries[b].median_ns[round];
+  });
+  std::string md =
+      "| | candidate | median ms | reps | GFLOP/s | % of FMA peak | vs baseline-two-pass | "
+      "vs baseline-chunked | check: error vs float64 |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (size_t i : rows) {
+    const Entry& e = c.entries[i];
+    const Figures f = figures(ctx, c, e, round);
+    const std::string mark = round == 2 && e.winner ? "**winner**" : "";
+    md += "| " + mark + " | " + e.candidate.name() + " | " + format("%.4g", e.median_ns[round] / 1e6) +
+          " | " + std::to_string(e.reps[round]) + " | " + format("%.1f", f.gflops) + " | " +
+          format("%.1f%%", 100 * f.peak_fraction) + " | " + ratio_text(f.vs_two_pass) + " | " +
+          ratio_text(f.vs_chunked) + " | " +
+          (e.timing_error.empty() ? "ok, " + format("%.1e", e.check.error)
+                                  : "failed while timed: " + e.timing_error) +
+          " |\n";
+  }
+  return md;
+}
+
+}  // namespace
+
+Route auto_choice(const CaseResult& c) {
+  auto r = c.winners.find(Route::Recurrent), k = c.winners.find(Route::Chunked);
+  if (r != c.winners.end() && k != c.winners.end() &&
+      c.entries[k->second].median_ns[2] < c.entries[r->second].median_ns[2])
+    return Route::Chunked;
+  return Route::Recurrent;
+}
+
+std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResult>& cases) {
+  const TuneOptions& o = ctx.options;
+  std::string md = "# gdr-tune report\n\n";
+  md += "- command: `" + ctx.command + "`\n";
+  md += "- machine: " + ctx.machine + "; FMA peak " + format("%.1f", ctx.peak.fma_gflops_1t) +
+        " GFLOP/s on 1 thread, " + format("%.1f", ctx.peak.fma_gflops_2t) + " on 2 (" +
+        std::to_string(ctx.peak.vector_bits) + "-bit vectors); copy " +
+        format("%.1f", ctx.peak.copy_gbps_1t) + " GB/s\n";
+  md += "- shape: B = " + std::to_string(o.B) + ", H = " + std::to_string(o.H) + ", K = " +
+        std::to_string(o.K) + ", V = " + std::to_string(o.V) +
+        "; effective GFLOP/s count 8 K V flops per token per head\n";
+  md += "- timing: medians of interleaved repetitions, " +
+        format("%g", o.seconds_per_candidate) +
+        " s per candidate per round (at least 3 repetitions); decay U(0.9, 1)\n";
+  md += "- check: every candidate first ran B = 1, H = 3, T = 70 with the same K and V against "
+        "the float64 reference (contract bars: 1e-4 and 8x the float32 recurrence); a failing "
+        "candidate is excluded, never timed\n";
+  if (!ctx.db_path.empty()) md += "- tuning database: `" + ctx.db_path + "`\n";
+
+  std::string excluded;
+  for (const CaseResult& c : cases) {
+    md += "\n## T = " + std::to_string(c.T) + ", threads = " + std::to_string(c.threads) + "\n\n";
+    for (const auto& [route, i] : c.winners) {
+      const Entry& e = c.entries[i];
+      const Figures f = figures(ctx, c, e, 2);
+      md += std::string("- ") + route_name(route) + " winner: `" + e.candidate.schedule + "`, " +
+            format("%.4g", e.median_ns[2] / 1e6) + " ms, " + format("%.1f%%", 100 * f.peak_fraction) +
+            " of peak, " + ratio_text(f.vs_two_pass) + " baseline-two-pass, " +
+            ratio_text(f.vs_chunked) + " baseline-chunked\n";
+    }
+    if (!c.winners.empty()) md += std::string("- auto runs: ") + route_name(auto_choice(c)) + "\n";
+    md += "\n### Round 1: coarse (recurrent tiles at unroll 1, every chunked schedule)\n\n" +
+          round_table(ctx, c, 1);
+    md += "\n### Round 2: finalists (unroll 1, 2, 4 on the best recurrent tiles; the best chunked "
+          "schedule), winners from here\n\n" +
+          round_table(ctx, c, 2);
+    for (const Entry& e : c.entries)
+      if (!e.check.ok && excluded.find("| " + e.candidate.name() + " |") == std::string::npos)
+        excluded += "| " + e.candidate.name() + " | " + e.check.why + " |\n";
+  }
+  md += "\n## Excluded candidates (failed the check)\n\n";
+  md += excluded.empty() ? "None: every candidate matched the float64 reference.\n"
+                         : "| candidate | why |\n|---|---|\n" + excluded;
+  return md;
+}
+
+std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>& cases) {
+  const TuneOptions& o = ctx.options;
+  std::string j = "[\n  {\"record\": \"machine\", \"machine\": " + json_string(ctx.machine) +
+                  ", \"command\": " + json_string(ctx.command) +
+                  ", \"fma_gflops_1t\": " + format("%.2f", ctx.peak.fma_gflops_1t) +
+                  ", \"fma_gflops_2t\": " + format("%.2f", ctx.peak.fma_gflops_2t) +
+                  ", \"copy_gbps_1t\": " + format("%.2f", ctx.peak.copy_gbps_1t) +
+                  ", \"vector_bits\": " + std::to_string(ctx.peak.vector_bits) +
+                  ", \"db\": " + json_string(ctx.db_path) + "}";
+  for (const CaseResult& c : cases)
+    for (const Entry& e : c.entries) {
+      auto common = [&] {
+        return "{\"record\": \"candidate\", \"B\": " + std::to_string(o.B) + ", \"H\": " +
+               std::to_string(o.H) + ", \"K\": " + std::to_string(o.K) + ", \"V\": " +
+               std::to_string(o.V) + ", \"T\": " + std::to_string(c.T) + ", \"threads\": " +
+               std::to_string(c.threads) + ", \"route\": " + json_string(route_name(e.candidate.route)) +
+               ", \"schedule\": " + json_string(e.candidate.schedule) + ", \"check\": " +
+               json_string(e.check.ok ? "ok" : e.check.why) + ", \"check_error\": " +
+               format("%.3e", e.check.error);
+      };
+      if (!e.timed(1) && !e.timed(2)) {
+        j += ",\n  " + common() + ", \"round\": 0, \"winner\": false}";
+        continue;
+      }
+      for (int round : {1, 2}) {
+        if (!e.timed(round)) continue;
+        const Figures f = figures(ctx, c, e, round);
+        j += ",\n  " + common() + ", \"round\": " + std::to_string(round) + ", \"median_ns\": " +
+             format("%.0f", e.median_ns[round]) + ", \"reps\": " + std::to_string(e.reps[round]) +
+             ", \"gflops\": " + format("%.3f", f.gflops) + ", \"peak_fraction\": " +
+             format("%.4f", f.peak_fraction) + ", \"vs_baseline_two_pass\": " +
+             format("%.3f", f.vs_two_pass) + ", \"vs_baseline_chunked\": " +
+             format("%.3f", f.vs_chunked) + ", \"timing_error\": " + json_string(e.timing_error) +
+             ", \"winner\": " + (round == 2 && e.winner ? "true" : "false") + "}";
+      }
+    }
+  return j + "\n]\n";
+}
+
+Status write_report(const std::string& prefix, const ReportContext& context,
+                    const std::vector<CaseResult>& cases) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  for (const auto& [suffix, text] : {std::pair<std::string, std::string>{".md", report_markdown(context, cases)},
+                                     {".json", report_json(context, cases)}}) {
+    std::ofstream out(prefix + suffix);
+    out << text;
+    out.flush();
+    if (!out) return Status::error(prefix + suffix + ": write failed");
+  }
+  return Status::ok();
+}
+
+}  // namespace gdr::tune

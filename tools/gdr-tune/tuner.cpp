@@ -1,0 +1,145 @@
+#include "tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "reference.h"
+
+namespace gdr::tune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The entries of `route` timed without error in `round`, fastest first.
+std::vector<size_t> ranked(const std::vector<Entry>& entries, Route route, int round) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].candidate.route == route && entries[i].timed(round) &&
+        entries[i].timing_error.empty())
+      out.push_back(i);
+  std::sort(out.begin(), out.end(), [&](size_t a, size_t b) {
+    return entries[a].median_ns[round] < entries[b].median_ns[round];
+  });
+  return out;
+}
+
+// Times entries[which] interleaved on `problem` with `threads`.
+void time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, int round,
+                test::Problem& problem, int threads, double seconds_per_candidate) {
+  Tensors t = problem.tensors();
+  Options o;
+  o.threads = threads;
+  auto run = [&](size_t k) {
+    Entry& e = entries[which[k]];
+    const auto start = Clock::now();
+    const Status s = e.candidate.run(t, o);
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    if (!s && e.timing_error.empty()) e.timing_error = s.message();
+    return ns;
+  };
+  tools::TimingBudget budget;
+  budget.seconds = seconds_per_candidate * which.size();
+  const auto times = tools::time_interleaved(which.size(), run, budget);
+  for (size_t k = 0; k < which.size(); ++k) {
+    entries[which[k]].median_ns[round] = tools::median(times[k]);
+    entries[which[k]].reps[round] = static_cast<int>(times[k].size());
+  }
+}
+
+}  // namespace
+
+const Check& Checker::check(const Candidate& c) {
+  auto it = done_.find(c.name());
+  if (it != done_.end()) return it->second;
+  Check result;
+  test::Problem p = test::make_problem(1, 3, 70, K_, V_, {test::DecayRegime::Uniform,
+                                                          test::BetaRegime::Uniform, true, 7});
+  Options o;
+  o.threads = threads_;
+  o.column_parts = 2;
+  test::Accuracy a;
+  const Status s = test::measure_accuracy(p, [&](const Tensors& t) { return c.run(t, o); }, &a);
+  result.error = a.error;
+  result.yardstick_error = a.yardstick_error;
+  if (!s) {
+    result.why = "failed: " + s.message();
+  } else if (!a.within_contract()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "wrong: error %.2e against float64 (bars: %.0e, and %.0fx the "
+                  "float32 recurrence's %.2e)", a.error, test::kErrorBar, test::kYardstickFactor,
+                  a.yardstick_error);
+    result.why = buf;
+  } else {
+    result.ok = true;
+  }
+  return done_.emplace(c.name(), result).first->second;
+}
+
+CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker& checker) {
+  CaseResult result;
+  result.T = T;
+  result.threads = threads;
+  std::vector<Entry>& entries = result.entries;
+  auto add = [&](Candidate c) {
+    for (size_t i = 0; i < entries.size(); ++i)
+      if (entries[i].candidate.name() == c.name()) return i;
+    Entry e;
+    e.check = checker.check(c);
+    e.candidate = std::move(c);
+    entries.push_back(std::move(e));
+    return entries.size() - 1;
+  };
+  auto passing = [&](const std::vector<size_t>& indices) {
+    std::vector<size_t> out;
+    for (size_t i : indices)
+      if (entries[i].check.ok) out.push_back(i);
+    return out;
+  };
+  // Inputs as gdr-bench draws them: decay U(0.9, 1), the regime where the
+  // baseline chunked kernel takes its chunked path.
+  test::Problem problem = test::make_problem(
+      options.B, options.H, T, options.K, options.V,
+      {test::DecayRegime::NearOne, test::BetaRegime::Uniform, true, 42});
+
+  std::vector<size_t> baselines;
+  for (Route b : {Route::BaselineTwoPass, Route::BaselineChunked})
+    baselines.push_back(add(baseline_candidate(b)));
+
+  std::vector<size_t> round1 = baselines;
+  if (options.routes.count(Route::Recurrent))
+    for (const auto& s : recurrent_coarse(options.widths, options.V))
+      round1.push_back(add(recurrent_candidate(s)));
+  if (options.routes.count(Route::Chunked))
+    for (const auto& s : chunked_space(options.widths))
+      round1.push_back(add(chunked_candidate(s)));
+  for (const Candidate& c : options.extra) round1.push_back(add(c));
+  time_round(entries, passing(round1), 1, problem, threads, options.seconds_per_candidate);
+
+  std::vector<size_t> round2 = baselines;
+  std::vector<compiler::RecurrentSchedule> tiles;
+  for (size_t i : ranked(entries, Route::Recurrent, 1)) {
+    if (static_cast<int>(tiles.size()) == options.fine_tiles) break;
+    std::string error;
+    compiler::RecurrentSchedule s;
+    compiler::parse_recurrent_schedule(entries[i].candidate.schedule, &s, &error);
+    tiles.push_back(s);
+  }
+  for (const auto& s : recurrent_fine(tiles, options.K)) round2.push_back(add(recurrent_candidate(s)));
+  if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
+  time_round(entries, passing(round2), 2, problem, threads, options.seconds_per_candidate);
+
+  for (Route r : {Route::Recurrent, Route::Chunked})
+    if (auto best = ranked(entries, r, 2); !best.empty()) {
+      entries[best[0]].winner = true;
+      result.winners[r] = best[0];
+    }
+  for (int round : {1, 2})
+    for (size_t i : baselines)
+      if (entries[i].timed(round) && entries[i].timing_error.empty())
+        result.baseline_ns[round][entries[i].candidate.route] = entries[i].median_ns[round];
+  return result;
+}
+
+}  // namespace gdr::tune
