@@ -39,7 +39,7 @@ std::string module_text(const KernelSpec& spec, const RecurrentSchedule* s, cons
   if (s)
     text += " schedule <vector_width = " + std::to_string(s->vector_width) +
             ", v_tile = " + std::to_string(s->v_tile) + ", unroll = " + std::to_string(s->unroll) +
-            ">";
+            ", prefetch = " + std::to_string(s->prefetch) + ">";
   text += " target <cpu = \"" + target.cpu + "\", vector_bits = " +
           std::to_string(target.vector_bits) + ">\n";
   return text;
@@ -97,7 +97,7 @@ RecurrentSchedule default_recurrent_schedule(const KernelSpec& spec, const Targe
   if (!module || mlir::failed(pm.run(*module))) return schedule;
   module->walk([&](mlir::gdr::KernelOp k) {
     schedule = {k.getScheduleAttr().getVectorWidth(), k.getScheduleAttr().getVTile(),
-                k.getScheduleAttr().getUnroll()};
+                k.getScheduleAttr().getUnroll(), k.getScheduleAttr().getPrefetch()};
   });
   return schedule;
 }

@@ -119,25 +119,29 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, 
 // ---- #gdr.schedule -------------------------------------------------------
 
 Attribute ScheduleAttr::parse(AsmParser& parser, Type) {
-  int64_t width = 0, tile = 0, unroll = 1;
+  int64_t width = 0, tile = 0, unroll = 1, prefetch = 0;
   SMLoc loc = parser.getCurrentLocation();
   if (parseKeyValues(parser, "schedule",
                      {{"vector_width", integer(&width)},
                       {"v_tile", integer(&tile)},
-                      {"unroll", integer(&unroll)}},
+                      {"unroll", integer(&unroll)},
+                      {"prefetch", integer(&prefetch)}},
                      {"vector_width", "v_tile"}))
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), width, tile,
-                    unroll);
+                    unroll, prefetch);
 }
 
 void ScheduleAttr::print(AsmPrinter& printer) const {
   printer << "<vector_width = " << getVectorWidth() << ", v_tile = " << getVTile()
-          << ", unroll = " << getUnroll() << ">";
+          << ", unroll = " << getUnroll();
+  if (getPrefetch() != 0) printer << ", prefetch = " << getPrefetch();
+  printer << ">";
 }
 
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   int64_t vectorWidth, int64_t vTile, int64_t unroll) {
+                                   int64_t vectorWidth, int64_t vTile, int64_t unroll,
+                                   int64_t prefetch) {
   // 16 float lanes is the widest vector of any x86 target (AVX-512).
   if (!isPowerOfTwo(vectorWidth) || vectorWidth > 16)
     return emitError() << "#gdr.schedule 'vector_width' must be a power of two from 1 to 16, got "
@@ -151,6 +155,8 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << 16 * vectorWidth << " columns), got " << vTile;
   if (unroll < 1 || unroll > 16)
     return emitError() << "#gdr.schedule 'unroll' must be from 1 to 16, got " << unroll;
+  if (prefetch < 0 || prefetch > 64)
+    return emitError() << "#gdr.schedule 'prefetch' must be from 0 to 64 tokens, got " << prefetch;
   return success();
 }
 

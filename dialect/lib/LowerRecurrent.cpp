@@ -19,7 +19,8 @@
 //
 // Schedule knobs: vector_width = lanes of the vector type; v_tile = columns
 // (v_tile / vector_width vectors, two accumulators each) a sweep keeps in
-// registers; unroll = K rows per iteration of the sweep loop. Columns past
+// registers; unroll = K rows per iteration of the sweep loop; prefetch =
+// tokens ahead whose input and output rows each token prefetches. Columns past
 // the last whole tile run in smaller whole tiles, then masked vectors. Between tokens the
 // tile lives packed in the worker's scratch (K · v_tile floats, then 2 · K
 // for dk and dq): the first
@@ -48,6 +49,7 @@ class RecurrentEmitter {
         W_(schedule.getVectorWidth()),
         tile_(schedule.getVTile()),
         unroll_(schedule.getUnroll()),
+        prefetch_(schedule.getPrefetch()),
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
@@ -218,6 +220,7 @@ class RecurrentEmitter {
       store(fma(kq, delta[j], acc[n + j]), out_, add(vrow, c(j * W_)), mask);
     }
     if (!last) emitGatedKeys(add(qk, c(K_)));
+    if (!last && prefetch_ > 0) emitPrefetch(tokenBase, col, t, n);
     return sweepRows(last ? SmallVector<Value>{} : zeros(2 * n), [&](Value k, ValueRange sums) {
       Value decay = splat(scalar(decay_, add(qk, k)));
       Value key = splat(scalar(key_, add(qk, k)));
@@ -262,6 +265,24 @@ class RecurrentEmitter {
     }
   }
 
+  // Prefetches the rows token t + prefetch will use (clamped to the last
+  // token): key, decay and query, the tile's value columns for reading, its
+  // output columns for writing. One prefetch per 64-byte line.
+  void emitPrefetch(Value tokenBase, Value col, Value t, int64_t n) {
+    Value ahead = add(t, c(prefetch_));
+    Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
+    Value token = add(tokenBase, b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1))));
+    constexpr int64_t kLine = 16;  // floats per cache line
+    Value qk = mul(token, c(K_));
+    for (Value mem : {key_, decay_, query_})
+      for (int64_t k = 0; k < K_; k += kLine) prefetch(mem, add(qk, c(k)), /*write=*/false);
+    Value vrow = add(mul(token, c(V_)), col);
+    for (int64_t j = 0; j < n * W_; j += kLine) {
+      prefetch(value_, add(vrow, c(j)), /*write=*/false);
+      prefetch(out_, add(vrow, c(j)), /*write=*/true);
+    }
+  }
+
   // k_t · q_t: whole vectors, one fixed-order reduction, then scalars.
   Value dot(Value base) {
     Value sum = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(0.0f));
@@ -282,6 +303,10 @@ class RecurrentEmitter {
   }
 
   Value c(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
+  void prefetch(Value mem, Value i, bool write) {
+    b_.create<memref::PrefetchOp>(loc_, mem, ValueRange{i}, write, /*localityHint=*/3,
+                                  /*isDataCache=*/true);
+  }
   Value add(Value x, Value y) { return b_.create<arith::AddIOp>(loc_, x, y); }
   Value sub(Value x, Value y) { return b_.create<arith::SubIOp>(loc_, x, y); }
   Value mul(Value x, Value y) { return b_.create<arith::MulIOp>(loc_, x, y); }
@@ -305,7 +330,7 @@ class RecurrentEmitter {
 
   OpBuilder& b_;
   Location loc_;
-  const int64_t K_, V_, W_, tile_, unroll_;
+  const int64_t K_, V_, W_, tile_, unroll_, prefetch_;
   Type f32_;
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, T_, zero_;

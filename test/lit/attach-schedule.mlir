@@ -4,21 +4,21 @@
 // RUN: gdr-opt %s -gdr-attach-schedule=vector-bits=256 | FileCheck %s --check-prefix=AVX2
 
 // CHECK-LABEL: gdr.kernel @no_target
-// CHECK-SAME: schedule <vector_width = 16, v_tile = 64, unroll = 1>
+// CHECK-SAME: schedule <vector_width = 16, v_tile = 64, unroll = 1, prefetch = 2>
 // AVX2-LABEL: gdr.kernel @no_target
-// AVX2-SAME: schedule <vector_width = 8, v_tile = 32, unroll = 1>
+// AVX2-SAME: schedule <vector_width = 8, v_tile = 32, unroll = 1, prefetch = 2>
 gdr.kernel @no_target problem <k = 128, v = 128, element_type = f32, route = recurrent>
 
 // CHECK-LABEL: gdr.kernel @sse_target
-// CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1> target <cpu = "x86-64", vector_bits = 128>
+// CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 2> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @sse_target problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "x86-64", vector_bits = 128>
 
 // The packed tile (K x v_tile floats) stays within 32 KiB: a larger K gets
 // a narrower tile.
 // CHECK-LABEL: gdr.kernel @large_k
-// CHECK-SAME: schedule <vector_width = 16, v_tile = 16, unroll = 1>
+// CHECK-SAME: schedule <vector_width = 16, v_tile = 16, unroll = 1, prefetch = 2>
 gdr.kernel @large_k problem <k = 512, v = 128, element_type = f32, route = recurrent>
 
 // CHECK-LABEL: gdr.kernel @given
-// CHECK-SAME: schedule <vector_width = 8, v_tile = 16, unroll = 2>
+// CHECK-SAME: schedule <vector_width = 8, v_tile = 16, unroll = 2>{{$}}
 gdr.kernel @given problem <k = 64, v = 64, element_type = f32, route = recurrent> schedule <vector_width = 8, v_tile = 16, unroll = 2>

@@ -76,6 +76,16 @@ gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_widt
 
 // -----
 
+// expected-error @+1 {{#gdr.schedule 'prefetch' must be from 0 to 64 tokens, got 65}}
+gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_width = 4, v_tile = 16, prefetch = 65>
+
+// -----
+
+// expected-error @+1 {{#gdr.schedule 'prefetch' must be from 0 to 64 tokens, got -1}}
+gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_width = 4, v_tile = 16, prefetch = -1>
+
+// -----
+
 // expected-error @+1 {{#gdr.target 'vector_bits' must be 128, 256 or 512, got 1024}}
 gdr.kernel @k problem <k = 16, v = 16, element_type = f32> target <cpu = "x", vector_bits = 1024>
 

@@ -2,7 +2,8 @@
 // memrefs; the schedule's knobs show in the code: the vector type
 // (vector_width), the tile loop's step and the accumulators per sweep
 // (v_tile / vector_width, two sets), the K loop's step (unroll) with a
-// remainder loop, and a masked one-vector tail for ragged column ranges.
+// remainder loop, smaller whole tiles then a masked one-vector tail for
+// ragged column ranges, and prefetches `prefetch` tokens ahead.
 // RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s
 
 // CHECK-LABEL: func private @w16_body(
@@ -27,7 +28,11 @@
 // CHECK: vector.store %{{.*}}, %[[SCRATCH]]
 // CHECK: vector.fma
 // CHECK: vector.fma
-// Columns past the last whole tile: one masked vector at a time.
+// No prefetch asked, none emitted.
+// CHECK-NOT: memref.prefetch
+// Columns past the last whole tile: a tile of one whole vector (none fits
+// here: 8 columns are left), then one masked vector at a time.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16{{.*}} {
 // CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[V1]] step %{{.*}} {
 // CHECK: %[[LEFT:.*]] = arith.subi %[[V1]], %[[C]] : index
 // CHECK: vector.create_mask %[[LEFT]] : vector<16xi1>
@@ -45,6 +50,18 @@ gdr.kernel @w16 problem <k = 16, v = 40, element_type = f32, route = recurrent> 
 // CHECK: scf.yield
 // CHECK: scf.for %{{.*}} = %c4{{.*}} to %c6{{.*}} step %c1{{.*}} iter_args
 gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 4>
+
+// prefetch = 2: each token reads the rows of token min(t + 2, T - 1): key,
+// decay, query (K = 32: two lines each), value (v_tile 32: two lines), and
+// write-prefetches the same output lines.
+// CHECK-LABEL: func private @prefetching_body(
+// CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c2{{.*}} : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %{{.*}} : index
+// CHECK: select %[[IN]], %[[AHEAD]], %{{.*}} : index
+// CHECK-COUNT-6: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK: memref.prefetch %{{.*}}[%{{.*}}], write, locality<3>, data : memref<?xf32>
+gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 
 // Kernels of other routes are left to their own lowering.
 // CHECK: gdr.kernel @chunked

@@ -4,12 +4,15 @@
 // CHECK: gdr.kernel @bare problem <k = 128, v = 128, element_type = f32, gate = channelwise, route = auto>
 gdr.kernel @bare problem <k = 128, v = 128, element_type = f32>
 
-// Keys may come in any order; unroll defaults to 1.
+// Keys may come in any order; unroll defaults to 1, prefetch to 0 (not printed).
 // CHECK: gdr.kernel @scheduled problem <k = 64, v = 80, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 8, v_tile = 32, unroll = 1>
 gdr.kernel @scheduled problem <route = recurrent, v = 80, k = 64, element_type = f32> schedule <v_tile = 32, vector_width = 8>
 
 // CHECK: gdr.kernel @full problem <k = 96, v = 48, element_type = f32, gate = channelwise, route = chunked> schedule <vector_width = 16, v_tile = 128, unroll = 4> target <cpu = "icelake-client", vector_bits = 512>
 gdr.kernel @full problem <k = 96, v = 48, element_type = f32, gate = channelwise, route = chunked> schedule <vector_width = 16, v_tile = 128, unroll = 4> target <cpu = "icelake-client", vector_bits = 512>
+
+// CHECK: gdr.kernel @prefetching problem <k = 64, v = 64, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 16, v_tile = 64, unroll = 1, prefetch = 3>
+gdr.kernel @prefetching problem <k = 64, v = 64, element_type = f32, route = recurrent> schedule <prefetch = 3, vector_width = 16, v_tile = 64>
 
 // The attributes also stand alone, e.g. in a generic attribute dictionary.
 // CHECK: gdr.kernel @generic problem <k = 16, v = 16, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 4, v_tile = 4, unroll = 2> {note = #gdr.target<cpu = "znver3", vector_bits = 256>}

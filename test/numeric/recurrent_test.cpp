@@ -1,5 +1,5 @@
 // The generated recurrent kernel against the float64 reference, for every
-// vector width, several V-tiles and unroll factors, and shapes with ragged
+// vector width, several V-tiles, unroll factors and prefetch distances, and shapes with ragged
 // tails (V not a multiple of the tile or of the vector width).
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ Runner kernel_runner(const KernelSpec& spec, const RecurrentSchedule& schedule) 
 
 std::string schedule_name(const RecurrentSchedule& s) {
   return "w" + std::to_string(s.vector_width) + "_vt" + std::to_string(s.v_tile) + "_u" +
-         std::to_string(s.unroll);
+         std::to_string(s.unroll) + "_p" + std::to_string(s.prefetch);
 }
 
 using Variant = std::tuple<RecurrentSchedule, int64_t /*K*/, int64_t /*V*/>;
@@ -85,8 +85,11 @@ TEST_P(RecurrentKernelTest, SplittingTheSequenceMatchesOneCall) {
   EXPECT_LE(split_sequence_error(p, {1, 2, 9}, one_thread(), runner()), 1e-4);
 }
 
+// {vector_width, v_tile, unroll, prefetch}: every width, tiles of 1 to 8
+// vectors, odd unrolls, prefetch off, 1 token (T = 2 reaches the clamp at the
+// last token), 2 and beyond most T tested.
 const RecurrentSchedule kSchedules[] = {
-    {4, 8, 1}, {4, 16, 2}, {8, 32, 1}, {8, 64, 3}, {16, 16, 1}, {16, 64, 2}, {16, 128, 1},
+    {4, 8, 1, 0}, {4, 16, 2, 2}, {8, 32, 1, 1}, {8, 64, 3, 0}, {16, 16, 1, 2}, {16, 64, 2, 2}, {16, 128, 1, 64},
 };
 
 INSTANTIATE_TEST_SUITE_P(
@@ -155,6 +158,9 @@ TEST(RecurrentRoute, InvalidScheduleIsRejectedNamingTheAttribute) {
   s = compiler::compile_recurrent({64, 64}, {12, 48, 1}, &k);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("vector_width"), std::string::npos) << s.message();
+  s = compiler::compile_recurrent({64, 64}, {16, 64, 1, 65}, &k);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("prefetch"), std::string::npos) << s.message();
 }
 
 // The emitter unrolls over K: past the bound the verifier refuses, in words.

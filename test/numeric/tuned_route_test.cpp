@@ -26,8 +26,8 @@ const std::string kCacheDir = [] {
   const std::string cpu = compiler::host_target().cpu;
   using compiler::TuningRecord;
   const std::vector<TuningRecord> records = {
-      {cpu, K, V, 0, 20, 1, Route::Recurrent, "w4-vt12-u2", 100},
-      {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Recurrent, "w4-vt8-u4", 1000},
+      {cpu, K, V, 0, 20, 1, Route::Recurrent, "w4-vt12-u2-p1", 100},
+      {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Recurrent, "w4-vt8-u4-p0", 1000},
       {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Chunked, "c32-w4", 500}};
   if (!compiler::write_tuning_db(dir + "/tuning.db", records)) std::abort();
   setenv("GDR_CACHE_DIR", dir.c_str(), 1);
@@ -51,8 +51,8 @@ Options one_thread(Route route) {
 }
 
 TEST_F(TunedRoute, RecurrentRunsTheTunedScheduleOfItsBucket) {
-  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 5, 1).str(), "recurrent w4-vt12-u2 (tuned)");
-  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 300, 1).str(), "recurrent w4-vt8-u4 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 5, 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 300, 1).str(), "recurrent w4-vt8-u4-p0 (tuned)");
   for (int64_t T : {5, 300}) {
     Problem p = make_problem(1, 3, T, K, V);
     expect_within_contract(p, one_thread(Route::Recurrent), "tuned");
@@ -60,7 +60,7 @@ TEST_F(TunedRoute, RecurrentRunsTheTunedScheduleOfItsBucket) {
 }
 
 TEST_F(TunedRoute, AutoTakesTheFasterRouteOfTheBucket) {
-  EXPECT_EQ(compiler::plan(Route::Auto, K, V, 5, 1).str(), "recurrent w4-vt12-u2 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Auto, K, V, 5, 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
   EXPECT_EQ(compiler::plan(Route::Auto, K, V, 100, 1).str(), "chunked c32-w4 (tuned)");
   Problem p = make_problem(1, 3, 100, K, V);
   expect_within_contract(p, one_thread(Route::Auto), "auto on the tuned chunked route");

@@ -99,9 +99,9 @@ TEST(Tuner, CoarseThenFineSpace) {
   EXPECT_EQ(recurrent_coarse({4, 8}, 16).size(), 3u + 2u);  // w4: 1, 2, 4 vectors; w8: 1, 2
   EXPECT_EQ(recurrent_coarse({16}, 20).size(), 1u);         // one vector and a masked tail
   EXPECT_EQ(recurrent_coarse({16}, 128).size(), 4u);
-  // Unroll at most K.
-  EXPECT_EQ(recurrent_fine({{4, 8, 1}}, 2).size(), 2u);
-  EXPECT_EQ(recurrent_fine({{4, 8, 1}, {8, 8, 1}}, 128).size(), 6u);
+  // Unroll 1, 2, 4 (at most K), then prefetch 0 and 4 at unroll 1.
+  EXPECT_EQ(recurrent_fine({{4, 8, 1}}, 2).size(), 2u + 2u);
+  EXPECT_EQ(recurrent_fine({{4, 8, 1}, {8, 8, 1}}, 128).size(), 2 * (3u + 2u));
   EXPECT_EQ(chunked_space({4, 8, 16}).size(), 9u);
 }
 

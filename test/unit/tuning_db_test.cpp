@@ -152,11 +152,11 @@ TEST(TuningDbPath, FollowsGdrCacheDirThenXdgThenHome) {
 // Which record a call matches: host, K, V and threads exactly, T inside the
 // bucket; anything else falls back to the defaults.
 TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
-  const TuningDb db({record("cpu-a", 0, 22, 1, Route::Recurrent, "w8-vt32-u2", 100),
+  const TuningDb db({record("cpu-a", 0, 22, 1, Route::Recurrent, "w8-vt32-u2-p3", 100),
                      record("cpu-a", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt32-u4", 900),
                      record("cpu-a", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
   ASSERT_NE(db.find("cpu-a", Route::Recurrent, 128, 128, 1, 1), nullptr);
-  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, 22, 1)->schedule, "w8-vt32-u2");
+  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, 22, 1)->schedule, "w8-vt32-u2-p3");
   EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, 23, 1)->schedule, "w16-vt32-u4");
   EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, int64_t(1) << 40, 1)->schedule, "w16-vt32-u4");
   EXPECT_EQ(db.find("cpu-b", Route::Recurrent, 128, 128, 1, 1), nullptr);
@@ -172,7 +172,7 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
   // plan(): tuned where a record matches, the defaults elsewhere.
   Plan p = plan(db, "cpu-a", Route::Recurrent, 128, 128, 1, 1);
   EXPECT_TRUE(p.tuned);
-  EXPECT_EQ(recurrent_schedule_str(p.recurrent), "w8-vt32-u2");
+  EXPECT_EQ(recurrent_schedule_str(p.recurrent), "w8-vt32-u2-p3");
   for (Plan other : {plan(db, "cpu-b", Route::Recurrent, 128, 128, 1, 1),
                      plan(db, "cpu-a", Route::Recurrent, 96, 128, 1, 1),
                      plan(db, "cpu-a", Route::Recurrent, 128, 96, 1, 1),
@@ -192,10 +192,10 @@ TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
   EXPECT_EQ(plan(chunked_faster, "cpu", Route::Auto, 128, 128, 512, 1).str(), "chunked c32-w8 (tuned)");
   // Below the bucket: nothing tuned, the recurrent default.
   EXPECT_EQ(plan(chunked_faster, "cpu", Route::Auto, 128, 128, 1, 1).route, Route::Recurrent);
-  const TuningDb recurrent_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1", 700),
+  const TuningDb recurrent_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1-p2", 700),
                                    record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
   EXPECT_EQ(plan(recurrent_faster, "cpu", Route::Auto, 128, 128, 512, 1).str(),
-            "recurrent w16-vt64-u1 (tuned)");
+            "recurrent w16-vt64-u1-p2 (tuned)");
   // Buckets from different runs are not compared: recurrent.
   const TuningDb apart({record("cpu", 23, 1000, 1, Route::Recurrent, "w16-vt64-u1", 900),
                         record("cpu", 100, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
@@ -207,10 +207,14 @@ TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
 TEST(RecurrentScheduleText, RoundTripsAndRejects) {
   RecurrentSchedule s;
   std::string error;
+  ASSERT_TRUE(parse_recurrent_schedule("w8-vt24-u4-p3", &s, &error)) << error;
+  EXPECT_EQ(s, (RecurrentSchedule{8, 24, 4, 3}));
+  EXPECT_EQ(recurrent_schedule_str(s), "w8-vt24-u4-p3");
+  // Written before the prefetch knob existed: no prefetch.
   ASSERT_TRUE(parse_recurrent_schedule("w8-vt24-u4", &s, &error)) << error;
-  EXPECT_EQ(s, (RecurrentSchedule{8, 24, 4}));
-  EXPECT_EQ(recurrent_schedule_str(s), "w8-vt24-u4");
-  for (const char* bad : {"w8-vt20-u1", "w0-vt0-u1", "w8-vt16", "w8-vt16-u1x", "c16-w16", ""})
+  EXPECT_EQ(s, (RecurrentSchedule{8, 24, 4, 0}));
+  for (const char* bad : {"w8-vt20-u1", "w0-vt0-u1", "w8-vt16", "w8-vt16-u1x", "w8-vt16-u1-p",
+                          "w8-vt16-u1-p-1", "w8-vt16-u1-p2x", "c16-w16", ""})
     EXPECT_FALSE(parse_recurrent_schedule(bad, &s, &error)) << bad;
 }
 

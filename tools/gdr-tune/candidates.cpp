@@ -59,7 +59,13 @@ std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>
   for (int w : widths) {
     const int64_t whole_vectors = V / w;
     for (int64_t vectors : {1, 2, 4, 8})
-      if (vectors == 1 || vectors <= whole_vectors) out.push_back({w, vectors * w, 1});
+      if (vectors == 1 || vectors <= whole_vectors) {
+        compiler::RecurrentSchedule s;
+        s.vector_width = w;
+        s.v_tile = vectors * w;
+        s.unroll = 1;
+        out.push_back(s);
+      }
   }
   return out;
 }
@@ -67,9 +73,12 @@ std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>
 std::vector<compiler::RecurrentSchedule> recurrent_fine(
     const std::vector<compiler::RecurrentSchedule>& tiles, int64_t K) {
   std::vector<compiler::RecurrentSchedule> out;
-  for (const compiler::RecurrentSchedule& tile : tiles)
+  const int64_t default_prefetch = compiler::RecurrentSchedule{}.prefetch;
+  for (const compiler::RecurrentSchedule& tile : tiles) {
     for (int64_t unroll : {1, 2, 4})
-      if (unroll <= K) out.push_back({tile.vector_width, tile.v_tile, unroll});
+      if (unroll <= K) out.push_back({tile.vector_width, tile.v_tile, unroll, default_prefetch});
+    for (int64_t prefetch : {0, 4}) out.push_back({tile.vector_width, tile.v_tile, 1, prefetch});
+  }
   return out;
 }
 

@@ -31,13 +31,14 @@ Candidate baseline_candidate(Route route);  // BaselineTwoPass or BaselineChunke
 std::vector<int> host_widths();
 
 // The recurrent route's coarse round: every width x v_tile of 1, 2, 4, 8
-// vectors at unroll 1, leaving out tiles of more than one vector wider than
-// V (no whole tile would fit: every column would run in the kernel's masked
-// one-vector tail).
+// vectors at unroll 1 and the default prefetch, leaving out tiles of more
+// than one vector wider than V (no whole tile would fit: the columns would
+// run in the kernel's smaller tail tiles, as a narrower candidate does).
 std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V);
 
-// Its fine round: unroll 1, 2, 4 (at most K) on each of `tiles` (a tile is
-// a width and a v_tile; their unroll is ignored).
+// Its fine round on each of `tiles` (a tile is a width and a v_tile; their
+// unroll and prefetch are ignored): unroll 1, 2, 4 (at most K) at the
+// default prefetch, then prefetch 0 and 4 tokens at unroll 1.
 std::vector<compiler::RecurrentSchedule> recurrent_fine(
     const std::vector<compiler::RecurrentSchedule>& tiles, int64_t K);
 

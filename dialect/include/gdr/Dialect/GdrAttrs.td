@@ -35,13 +35,16 @@ def Gdr_ScheduleAttr : Gdr_Attr<"Schedule", "schedule"> {
     target's vector register). `v_tile`: state columns one sweep keeps in
     registers (a multiple of `vector_width`); the kernel runs all tokens of
     a call on one tile while it stays in cache. `unroll`: rows of the state
-    handled per iteration of the loop over K (default 1).
+    handled per iteration of the loop over K (default 1). `prefetch`: how
+    many tokens ahead each token's inputs (key, decay, query, value) and
+    output row are prefetched (default 0: none; printed only when set).
 
     ```mlir
-    #gdr.schedule<vector_width = 16, v_tile = 128, unroll = 2>
+    #gdr.schedule<vector_width = 16, v_tile = 128, unroll = 2, prefetch = 2>
     ```
   }];
-  let parameters = (ins "int64_t":$vectorWidth, "int64_t":$vTile, "int64_t":$unroll);
+  let parameters = (ins "int64_t":$vectorWidth, "int64_t":$vTile, "int64_t":$unroll,
+                        "int64_t":$prefetch);
 }
 
 def Gdr_TargetAttr : Gdr_Attr<"Target", "target"> {
