@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -58,6 +59,25 @@ void set_route_runner(Route route, RouteRunner runner) {
   runners()[route] = std::move(runner);
 }
 
+int threads_for_call(const Tensors& t, int requested, int kernel_max_threads, const ThreadPool& pool) {
+  int threads = requested <= 0 ? pool.size() : std::min(requested, pool.size());
+  if (kernel_max_threads > 0) threads = std::min(threads, kernel_max_threads);
+  if (requested > 0) return threads;
+  // Left to the runtime, a call too small to share runs on fewer threads:
+  // below about two heads of 128 x 128 decode per thread, waking a helper
+  // costs more than it saves (dev VM, 2-core Xeon, T = 1, threads 1 / 2:
+  // H = 1 0.003 / 0.005-0.011 ms, H = 2 0.004-0.006 / 0.006-0.007 ms,
+  // H = 4 0.010 / 0.010 ms). Saturating: the product is not bounded by
+  // validate(), which bounds B·H·K·V and B·H·T·K.
+  constexpr int64_t kMinCellTokensPerThread = 2 * 128 * 128;
+  int64_t cell_tokens = 0;
+  const int64_t tokens = std::max<int64_t>(1, t.T);
+  if (__builtin_mul_overflow(t.B * t.H, t.K * t.V, &cell_tokens) ||
+      __builtin_mul_overflow(cell_tokens, tokens, &cell_tokens))
+    cell_tokens = INT64_MAX;
+  return static_cast<int>(std::clamp<int64_t>(cell_tokens / kMinCellTokensPerThread, 1, threads));
+}
+
 Status execute(const Kernel& kernel, const Tensors& t, const Options& options, ThreadPool& pool) {
   if (Status s = validate(t); !s) return s;
   if ((kernel.K && kernel.K != t.K) || (kernel.V && kernel.V != t.V))
@@ -67,18 +87,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   if (options.column_parts < 0)
     return Status::error("column_parts must be >= 0, got " + std::to_string(options.column_parts));
 
-  int threads = options.threads <= 0 ? pool.size() : std::min(options.threads, pool.size());
-  if (kernel.max_threads > 0) threads = std::min(threads, kernel.max_threads);
+  const int threads = threads_for_call(t, options.threads, kernel.max_threads, pool);
   const int64_t heads = t.B * t.H;
-  // Left to the runtime (threads <= 0), a call too small to share runs on
-  // fewer threads: below about two heads of 128 x 128 decode per thread,
-  // waking a helper costs more than it saves (dev VM, T = 1, see
-  // docs/architecture.md, Thread pool).
-  if (options.threads <= 0) {
-    constexpr int64_t kMinCellTokensPerThread = 2 * 128 * 128;
-    const int64_t cell_tokens = heads * t.K * t.V * std::max<int64_t>(1, t.T);
-    threads = static_cast<int>(std::clamp<int64_t>(cell_tokens / kMinCellTokensPerThread, 1, threads));
-  }
   int64_t parts = 1;
   if (kernel.column_align > 0) {
     const int64_t max_parts = (t.V + kernel.column_align - 1) / kernel.column_align;

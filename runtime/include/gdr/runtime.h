@@ -49,6 +49,12 @@ struct Kernel {
 Status execute(const Kernel& kernel, const Tensors& t, const Options& options,
                ThreadPool& pool = ThreadPool::shared());
 
+// The threads execute() runs a call on (t must be valid): `requested`
+// (Options::threads) capped by the pool and the kernel's max_threads; when
+// requested <= 0, every worker except for calls too small to share.
+int threads_for_call(const Tensors& t, int requested, int kernel_max_threads,
+                     const ThreadPool& pool = ThreadPool::shared());
+
 // Runs the op with options.route. Reference and baseline routes are built
 // in; generated routes (Auto, Recurrent, Chunked, ChunkedAutoschedule) need a runner installed by
 // the compiler library; without one Auto runs Reference.
