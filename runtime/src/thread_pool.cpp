@@ -1,5 +1,7 @@
 #include "gdr/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -8,12 +10,14 @@
 namespace gdr {
 namespace {
 
-// How long an idle thread polls before it sleeps on the condition variable.
+// How long an idle thread polls before it sleeps on its condition variable.
 // A futex wake-up costs tens of microseconds in these VMs, as much as a whole
 // decode call; OpenMP runtimes poll for far longer (libgomp ~ms, Intel's
-// 200 ms). Measured on the dev VM (2-core Xeon, B=1 H=32 K=V=128 T=1):
-// see docs/architecture.md "Thread pool".
-constexpr auto kSpin = std::chrono::microseconds(1000);
+// 200 ms). Dev VM (2-core Xeon), B=1 H=32 K=V=128 T=1, 2 threads,
+// interleaved with the baseline (which runs ~0.28 ms between our calls):
+// no polling 0.101 ms, 1 ms of polling 0.072-0.079 ms; a window shorter
+// than the gap between calls would miss it every time.
+constexpr auto kPoll = std::chrono::microseconds(1000);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -21,10 +25,10 @@ inline void cpu_relax() {
 #endif
 }
 
-// Polls `ready` until it holds or kSpin has passed; true if it holds.
+// Polls `ready` until it holds or kPoll has passed; true if it holds.
 template <typename Ready>
-bool spin_until(Ready ready) {
-  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+bool poll_until(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kPoll;
   for (;;) {
     for (int i = 0; i < 64; ++i) {
       if (ready()) return true;
@@ -36,7 +40,14 @@ bool spin_until(Ready ready) {
 
 }  // namespace
 
-ThreadPool::ThreadPool(int workers) : scratch_(std::max(1, workers)), cursors_(std::max(1, workers)) {
+int ThreadPool::usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+ThreadPool::ThreadPool(int workers) : poll_(std::max(1, workers) <= usable_cpus()) {
+  for (int w = 0; w < std::max(1, workers); ++w) workers_.push_back(std::make_unique<Worker>());
   for (int w = 1; w < size(); ++w) threads_.emplace_back([this, w] { worker_loop(w); });
 }
 
@@ -45,23 +56,23 @@ ThreadPool::~ThreadPool() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_.store(true, std::memory_order_release);
   }
-  wake_.notify_all();
+  for (auto& w : workers_) w->wake.notify_all();
   for (auto& t : threads_) t.join();
 }
 
 ThreadPool& ThreadPool::shared() {
-  static ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  static ThreadPool pool(usable_cpus());
   return pool;
 }
 
 void ThreadPool::run_tasks(int worker) {
   // Own block first, then help the others from where they are.
   for (int i = 0; i < job_workers_; ++i) {
-    Cursor& c = cursors_[(worker + i) % job_workers_];
+    Worker& owner = *workers_[(worker + i) % job_workers_];
     for (;;) {
-      const int64_t task = c.next.fetch_add(1, std::memory_order_relaxed);
-      if (task >= c.end) break;
-      (*job_)(task, worker, scratch_[worker].data.get());
+      const int64_t task = owner.next.fetch_add(1, std::memory_order_relaxed);
+      if (task >= owner.end) break;
+      (*job_)(task, worker, workers_[worker]->scratch.get());
       if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mutex_);
         done_.notify_all();
@@ -71,23 +82,26 @@ void ThreadPool::run_tasks(int worker) {
 }
 
 void ThreadPool::worker_loop(int worker) {
+  Worker& self = *workers_[worker];
   uint64_t seen = 0;
   for (;;) {
     auto posted = [&] {
       return stopping_.load(std::memory_order_acquire) ||
-             generation_.load(std::memory_order_acquire) != seen;
+             self.posted.load(std::memory_order_acquire) != seen;
     };
-    if (!spin_until(posted)) {
+    if (!poll_ || !poll_until(posted)) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, posted);
+      self.wake.wait(lock, posted);
     }
     if (stopping_.load(std::memory_order_acquire)) return;
     {
-      // A helper the OS ran late may find the job finished (the others took
-      // its block) and, by then, its task gone: it joins only an open job.
+      // A helper the OS runs late may find its job done (the others took its
+      // block) and the task object gone: it joins only an open, unfinished
+      // job, the one it was handed.
       std::lock_guard<std::mutex> lock(mutex_);
-      seen = generation_.load(std::memory_order_relaxed);
-      if (!job_open_ || worker >= job_workers_) continue;
+      seen = self.posted.load(std::memory_order_relaxed);
+      if (!job_open_ || seen != job_id_ || unfinished_.load(std::memory_order_acquire) == 0)
+        continue;
       ++joined_;
     }
     run_tasks(worker);
@@ -104,9 +118,9 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
   // Serialised even on one worker: two callers would share worker 0's scratch.
   std::lock_guard<std::mutex> call(call_mutex_);
   for (int w = 0; w < workers; ++w)
-    if (!reserve(scratch_[w], scratch_floats)) return false;
+    if (!reserve(*workers_[w], scratch_floats)) return false;
   if (workers == 1) {
-    for (int64_t i = 0; i < n; ++i) task(i, 0, scratch_[0].data.get());
+    for (int64_t i = 0; i < n; ++i) task(i, 0, workers_[0]->scratch.get());
     return true;
   }
   {
@@ -114,21 +128,23 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
     job_ = &task;
     job_workers_ = workers;
     job_open_ = true;
+    ++job_id_;
     // Worker w owns tasks [n·w/W, n·(w+1)/W): the same heads land on the
     // same thread call after call, so their state stays in that core's cache.
     for (int w = 0; w < workers; ++w) {
-      cursors_[w].next.store(n * w / workers, std::memory_order_relaxed);
-      cursors_[w].end = n * (w + 1) / workers;
+      workers_[w]->next.store(n * w / workers, std::memory_order_relaxed);
+      workers_[w]->end = n * (w + 1) / workers;
     }
     unfinished_.store(n, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    for (int w = 1; w < workers; ++w) workers_[w]->posted.store(job_id_, std::memory_order_release);
   }
-  wake_.notify_all();
+  for (int w = 1; w < workers; ++w) workers_[w]->wake.notify_one();
   run_tasks(0);
-  // Done when every task is; helpers that never got the CPU are not waited
-  // for. Those that joined are only finishing a failed fetch_add.
+  // Done when every task is: a helper that never got the CPU is not waited
+  // for. One that joined may still be between tasks (even preempted there)
+  // and reads this job's cursors, so the job stays alive until it leaves.
   auto finished = [&] { return unfinished_.load(std::memory_order_acquire) == 0; };
-  spin_until(finished);
+  if (poll_) poll_until(finished);
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, finished);
   job_open_ = false;
@@ -137,13 +153,13 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
   return true;
 }
 
-bool ThreadPool::reserve(Scratch& s, int64_t floats) {
-  if (s.floats >= floats) return true;
+bool ThreadPool::reserve(Worker& w, int64_t floats) {
+  if (w.scratch_floats >= floats) return true;
   if (static_cast<uint64_t>(floats) > SIZE_MAX / sizeof(float) - 64) return false;
   const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
-  s.data = {static_cast<float*>(std::aligned_alloc(64, bytes)), std::free};
-  s.floats = s.data ? floats : 0;
-  return s.data != nullptr;
+  w.scratch = {static_cast<float*>(std::aligned_alloc(64, bytes)), std::free};
+  w.scratch_floats = w.scratch ? floats : 0;
+  return w.scratch != nullptr;
 }
 
 }  // namespace gdr

@@ -75,8 +75,10 @@ TEST(ThreadPool, IdleWorkersStealFromABlockedOne) {
   std::atomic<int> done{0};
   std::vector<int> ran_by(100, -1);
   ASSERT_TRUE(pool.parallel_for(100, 2, 0, [&](int64_t i, int w, float*) {
+    // A deadline, so that broken stealing fails the test instead of hanging it.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     if (i == 0)
-      while (done.load() < 99) std::this_thread::yield();
+      while (done.load() < 99 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
     ran_by[i] = w;
     ++done;
   }));
@@ -102,6 +104,28 @@ TEST(ThreadPool, WakesWorkersThatWentToSleep) {
     });
     EXPECT_EQ(task1_worker.load(), 1) << "job " << job;
   }
+}
+
+TEST(ThreadPool, WakesOnlyTheWorkersThatTakePart) {
+  // Jobs on 2 of 4 workers: workers 2 and 3 never run a task, and a later
+  // job on all 4 still finds them ready.
+  ThreadPool pool(4);
+  std::mutex m;
+  std::set<int> workers;
+  for (int job = 0; job < 50; ++job)
+    pool.parallel_for(64, 2, 0, [&](int64_t, int w, float*) {
+      std::lock_guard<std::mutex> lock(m);
+      workers.insert(w);
+    });
+  for (int w : workers) EXPECT_LT(w, 2);
+  std::atomic<int> ran{0};
+  EXPECT_TRUE(pool.parallel_for(1000, 4, 0, [&](int64_t, int, float*) { ++ran; }));
+  EXPECT_EQ(ran.load(), 1000);
+}
+
+TEST(ThreadPool, SharedPoolHasOneWorkerPerUsableCpu) {
+  EXPECT_EQ(ThreadPool::shared().size(), ThreadPool::usable_cpus());
+  EXPECT_GE(ThreadPool::usable_cpus(), 1);
 }
 
 TEST(ThreadPool, ConcurrentCallersDoNotShareScratch) {

@@ -20,10 +20,13 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // The process-wide pool, one worker per hardware thread.
+  // The process-wide pool: one worker per CPU this process may run on.
   static ThreadPool& shared();
 
-  int size() const { return static_cast<int>(scratch_.size()); }
+  // CPUs this process may run on (its affinity mask; cpusets included).
+  static int usable_cpus();
+
+  int size() const { return static_cast<int>(workers_.size()); }
 
   using Task = std::function<void(int64_t task, int worker, float* scratch)>;
 
@@ -34,38 +37,40 @@ class ThreadPool {
   // between calls); if that memory cannot be had, no task runs and it
   // returns false. Worker w first runs the w-th of `workers` equal
   // contiguous blocks of [0, n) (so a task index lands on the same thread
-  // from call to call), then helps the others. Idle threads poll for a short
-  // while before they sleep, so back-to-back calls do not pay a wake-up.
-  // Calls from several threads at once are serialised.
+  // from call to call), then helps the others. Only the workers that take
+  // part are woken. While the pool has no more threads than usable CPUs,
+  // idle threads poll for a short while before they sleep, so back-to-back
+  // calls do not pay a wake-up. Calls from several threads at once are
+  // serialised.
   bool parallel_for(int64_t n, int max_workers, int64_t scratch_floats, const Task& task);
 
  private:
-  struct Scratch {
-    std::unique_ptr<float, void (*)(void*)> data{nullptr, nullptr};
-    int64_t floats = 0;
+  struct alignas(64) Worker {
+    std::unique_ptr<float, void (*)(void*)> scratch{nullptr, nullptr};
+    int64_t scratch_floats = 0;
+    std::condition_variable wake;          // waited on with mutex_
+    std::atomic<uint64_t> posted{0};       // last job handed to this worker
+    std::atomic<int64_t> next{0};          // this worker's block of tasks:
+    int64_t end = 0;                       // [next, end)
   };
   void worker_loop(int worker);
   void run_tasks(int worker);
-  bool reserve(Scratch& s, int64_t floats);
+  bool reserve(Worker& w, int64_t floats);
 
+  std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
-  std::vector<Scratch> scratch_;
+  const bool poll_;        // false when threads outnumber usable CPUs
   std::mutex call_mutex_;  // one parallel_for at a time
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable done_;
   std::atomic<bool> stopping_{false};
-  // The current job: written under mutex_ before generation_ is bumped.
-  struct alignas(64) Cursor {
-    std::atomic<int64_t> next{0};
-    int64_t end = 0;
-  };
+  // The current job: written under mutex_ before the workers' `posted`.
   const Task* job_ = nullptr;
   int job_workers_ = 0;
-  bool job_open_ = false;              // helpers may still join (mutex_)
-  int joined_ = 0;                     // helpers inside run_tasks (mutex_)
-  std::vector<Cursor> cursors_;        // one block of tasks per worker
+  uint64_t job_id_ = 0;
+  bool job_open_ = false;               // helpers may still join (mutex_)
+  int joined_ = 0;                      // helpers inside run_tasks (mutex_)
   std::atomic<int64_t> unfinished_{0};  // tasks not yet done
-  std::atomic<uint64_t> generation_{0};
 };
 
 }  // namespace gdr
