@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include <llvm/Config/llvm-config.h>
@@ -42,7 +43,8 @@ Counters& counters() {
   return c;
 }
 
-// Temporary files are `<entry>.tmp.<random>` (older builds: `.tmp.PID.N`).
+// Temporary files are `<entry>.tmp.<random>` (older builds: `.tmp.PID.N`);
+// entries end in `.gdrk`.
 constexpr char kTemporaryInfix[] = ".gdrk.tmp.";
 // A writer takes seconds between creating its temporary file and renaming
 // it; one older than this belongs to a process that died in between.
@@ -90,9 +92,25 @@ bool read_file(const std::string& path, std::vector<char>* bytes, DiskCache::Fil
   return ok;
 }
 
+// Creates `<path>.tmp.<64 random bits>` for writing, exclusively, mode 0644
+// less the umask. Random rather than PID and counter: writers in other
+// processes or containers (where PIDs repeat) never pick the same name.
+int create_temporary(const std::string& path, std::string* temp) {
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
+    *temp = path + ".tmp." + suffix;
+    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;  // errno is EEXIST
+}
+
 // Reports a bad entry and deletes it, so the next compile rewrites it. Only
 // the file that was read is deleted: if another process has renamed a new
-// entry over it meanwhile, that one stays.
+// entry over it meanwhile, that one stays. (A rename between the stat and
+// the remove can still lose a good entry: it is rebuilt, never misused.)
 void discard(const std::string& path, const DiskCache::FileId& id, const std::string& why) {
   std::fprintf(stderr, "gdr: kernel cache entry %s %s; deleted, compiling again\n", path.c_str(),
                why.c_str());
@@ -194,7 +212,7 @@ bool DiskCache::load(const std::string& description, std::vector<char>* payload,
   }
   if (h.format_version != kDiskCacheFormatVersion) {
     discard_entry("has format version " + std::to_string(h.format_version) + ", expected " +
-                      std::to_string(kDiskCacheFormatVersion));
+                  std::to_string(kDiskCacheFormatVersion));
     return false;
   }
   // Sizes are checked against the file before they are used as offsets.
@@ -228,12 +246,11 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
   h.payload_size = payload.size();
   h.payload_checksum = fnv1a64(payload.data(), payload.size());
 
-  // The temporary name is random (mkstemp), so no two writers share one,
-  // whichever processes, PIDs or containers they are; rename() then
-  // replaces the entry in one step, so a reader sees the old file or the
-  // whole new one. No fsync: a torn file after a crash fails the checks.
+  // Each writer has a temporary file of its own; rename() then replaces the
+  // entry in one step, so a reader sees the old file or the whole new one.
+  // No fsync: a torn file after a crash fails the checks.
   const std::string path = entry_path(description);
-  std::string temp = path + ".tmp.XXXXXX";  // has kTemporaryInfix
+  std::string temp;
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   std::string failure;
@@ -241,14 +258,11 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
     failure = ec.message();
   } else {
     sweep_stale_temporaries_once(dir_);
-    const int fd = ::mkstemp(temp.data());
+    const int fd = create_temporary(path, &temp);
     if (fd < 0) {
       failure = std::strerror(errno);
     } else {
-      // mkstemp makes the file private; entries are readable like any
-      // other file, for users sharing the folder.
-      if (::fchmod(fd, 0644) != 0) failure = std::strerror(errno);
-      if (failure.empty()) failure = write_all(fd, reinterpret_cast<const char*>(&h), sizeof h);
+      failure = write_all(fd, reinterpret_cast<const char*>(&h), sizeof h);
       if (failure.empty()) failure = write_all(fd, key.data(), key.size());
       if (failure.empty()) failure = write_all(fd, payload.data(), payload.size());
       if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
