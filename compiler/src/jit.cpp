@@ -43,7 +43,7 @@ Status add_process_symbols(llvm::orc::LLJIT& j, llvm::orc::JITDylib& dylib) {
 
 // Objects given to jit_load_object so far (guarded by jit_mutex), each in a
 // JITDylib of its own.
-int64_t loaded_objects = 0;
+int64_t objects_given = 0;
 std::string object_dylib_name(int64_t i) { return "gdr_object_" + std::to_string(i); }
 
 }  // namespace
@@ -86,7 +86,7 @@ Status jit_load_object(const std::vector<char>& object, const std::string& symbo
   }
   // One JITDylib per object: compiling the same kernel twice (outside the
   // cache) must not collide on its symbol.
-  auto dylib = j->createJITDylib(object_dylib_name(loaded_objects++));
+  auto dylib = j->createJITDylib(object_dylib_name(objects_given++));
   if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
   // The library comes first and brings the process with it; without one,
   // generated code may still call libc (memcpy, memset).
@@ -119,7 +119,7 @@ int64_t jit_loaded_objects() {
   llvm::orc::LLJIT* j = jit(&error);
   if (!j) return 0;
   int64_t count = 0;
-  for (int64_t i = 0; i < loaded_objects; ++i)
+  for (int64_t i = 0; i < objects_given; ++i)
     count += j->getExecutionSession().getJITDylibByName(object_dylib_name(i)) != nullptr;
   return count;
 }
