@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -91,13 +92,24 @@ JitModules& jit_modules() {
   return *m;
 }
 
-// Halide writes objects only to files: `write` fills a temporary file,
-// which is read back and removed (also when `write` throws).
+// The folder for Halide's scratch files: $TMPDIR if it is a folder, else
+// /tmp (a bad $TMPDIR must not stop a compile; if /tmp fails too, mkstemp
+// says so).
+std::filesystem::path scratch_folder() {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  return ec ? std::filesystem::path("/tmp") : dir;
+}
+
+// Halide writes objects only to files: `write` fills a temporary file (a
+// unique mkstemp name, so threads and processes never share one), which is
+// read back and removed (also when `write` throws).
 Status halide_object_bytes(const std::function<void(const std::string& path)>& write,
                            std::vector<char>* object) {
-  std::string path = (std::filesystem::temp_directory_path() / "gdr-halide-XXXXXX").string();
+  std::string path = (scratch_folder() / "gdr-halide-XXXXXX").string();
   const int fd = mkstemp(path.data());
-  if (fd < 0) return Status::error(std::string("cannot create a temporary file: ") + std::strerror(errno));
+  if (fd < 0)
+    return Status::error("cannot create a temporary file " + path + ": " + std::strerror(errno));
   ::close(fd);
   struct Remove {
     const std::string& path;
@@ -230,6 +242,8 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
     return {Status::error(std::string("Halide failed to compile ") + chunked_kernel_name(spec) +
                           ": " + e.what()),
             {}};
+  } catch (const std::exception& e) {  // e.g. a filesystem error: a Status, never an abort
+    return {Status::error("cannot compile " + chunked_kernel_name(spec) + ": " + e.what()), {}};
   }
   return result;
 }
@@ -285,6 +299,8 @@ Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& targ
     alg.pipeline().compile_to(files, alg.arguments(), function_name, target);
   } catch (const Halide::Error& e) {
     return Status::error("Halide failed to compile " + function_name + ": " + e.what());
+  } catch (const std::exception& e) {
+    return Status::error("cannot compile " + function_name + ": " + e.what());
   }
   return Status::ok();
 }
@@ -296,6 +312,8 @@ Status compile_halide_runtime(const std::string& target_name, const std::string&
     Halide::compile_standalone_runtime(object_path, target);
   } catch (const Halide::Error& e) {
     return Status::error(std::string("Halide failed to compile its runtime: ") + e.what());
+  } catch (const std::exception& e) {
+    return Status::error(std::string("cannot compile the Halide runtime: ") + e.what());
   }
   return Status::ok();
 }

@@ -1,16 +1,19 @@
 #include "gdr/compiler/disk_cache.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <mutex>
+#include <random>
+#include <set>
 
 #include <llvm/Config/llvm-config.h>
 
@@ -40,23 +43,96 @@ Counters& counters() {
   return c;
 }
 
-// Reports a bad entry and removes it, so the next compile rewrites it.
-void discard(const std::string& path, const std::string& why) {
+// Temporary files are `<entry>.tmp.<random>` (older builds: `.tmp.PID.N`);
+// entries end in `.gdrk`.
+constexpr char kTemporaryInfix[] = ".gdrk.tmp.";
+// A writer takes seconds between creating its temporary file and renaming
+// it; one older than this belongs to a process that died in between.
+constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
+
+// Deletes the stale temporary files of dead writers, once per folder and
+// process (one readdir; only temporary names are stat'ed).
+void sweep_stale_temporaries_once(const std::string& dir) {
+  static std::mutex mutex;
+  static std::set<std::string> swept;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!swept.insert(dir).second) return;
+  }
+  namespace fs = std::filesystem;
+  const auto now = fs::file_time_type::clock::now();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().find(kTemporaryInfix) == std::string::npos) continue;
+    std::error_code file_ec;
+    const auto written = fs::last_write_time(it->path(), file_ec);
+    if (!file_ec && now - written > kStaleTemporaryAge) fs::remove(it->path(), file_ec);
+  }
+}
+
+// Reads a whole file and says which file it was.
+bool read_file(const std::string& path, std::vector<char>* bytes, DiskCache::FileId* id) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0;
+  if (ok) *id = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  bytes->clear();
+  char buffer[1 << 16];
+  while (ok) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    bytes->insert(bytes->end(), buffer, buffer + n);
+  }
+  ::close(fd);
+  return ok;
+}
+
+// Creates `<path>.tmp.<64 random bits>` for writing, exclusively, mode 0644
+// less the umask. Random rather than PID and counter: writers in other
+// processes or containers (where PIDs repeat) never pick the same name.
+int create_temporary(const std::string& path, std::string* temp) {
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
+    *temp = path + ".tmp." + suffix;
+    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;  // errno is EEXIST
+}
+
+// Reports a bad entry and deletes it, so the next compile rewrites it. Only
+// the file that was read is deleted: if another process has renamed a new
+// entry over it meanwhile, that one stays. (A rename between the stat and
+// the remove can still lose a good entry: it is rebuilt, never misused.)
+void discard(const std::string& path, const DiskCache::FileId& id, const std::string& why) {
   std::fprintf(stderr, "gdr: kernel cache entry %s %s; deleted, compiling again\n", path.c_str(),
                why.c_str());
-  std::remove(path.c_str());
+  struct stat now;
+  if (::stat(path.c_str(), &now) == 0 && static_cast<uint64_t>(now.st_dev) == id.device &&
+      static_cast<uint64_t>(now.st_ino) == id.inode)
+    std::remove(path.c_str());
   counters().rejected++;
 }
 
-bool write_all(int fd, const char* data, size_t size) {
+// "" or why the write failed. A write() that writes nothing sets no errno,
+// so it is reported as a short write, not with a stale errno.
+std::string write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
+    const ssize_t n = ::write(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n < 0) return std::strerror(errno);
+    if (n == 0) return "short write, " + std::to_string(size) + " bytes not written";
     data += n;
     size -= static_cast<size_t>(n);
   }
-  return true;
+  return "";
 }
 
 }  // namespace
@@ -107,50 +183,52 @@ std::string DiskCache::entry_path(const std::string& description) const {
 }
 
 bool DiskCache::load(const std::string& description, std::vector<char>* payload) const {
+  FileId id;
+  return load(description, payload, &id);
+}
+
+bool DiskCache::load(const std::string& description, std::vector<char>* payload, FileId* id) const {
   if (!enabled()) {
     counters().misses++;
     return false;
   }
+  sweep_stale_temporaries_once(dir_);
   const std::string path = entry_path(description);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::vector<char> file;
+  if (!read_file(path, &file, id)) {
     counters().misses++;
     return false;
   }
-  const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    counters().misses++;
-    return false;
-  }
+  auto discard_entry = [&](const std::string& why) { discard(path, *id, why); };
   Header h;
   if (file.size() < sizeof h) {
-    discard(path, "is truncated (" + std::to_string(file.size()) + " bytes)");
+    discard_entry("is truncated (" + std::to_string(file.size()) + " bytes)");
     return false;
   }
   std::memcpy(&h, file.data(), sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) {
-    discard(path, "is not a gdr cache entry (bad magic)");
+    discard_entry("is not a gdr cache entry (bad magic)");
     return false;
   }
   if (h.format_version != kDiskCacheFormatVersion) {
-    discard(path, "has format version " + std::to_string(h.format_version) + ", expected " +
-                      std::to_string(kDiskCacheFormatVersion));
+    discard_entry("has format version " + std::to_string(h.format_version) + ", expected " +
+                  std::to_string(kDiskCacheFormatVersion));
     return false;
   }
   // Sizes are checked against the file before they are used as offsets.
   const uint64_t body = file.size() - sizeof h;
   if (h.key_size > body || h.payload_size != body - h.key_size) {
-    discard(path, "has the wrong size (truncated or overwritten)");
+    discard_entry("has the wrong size (truncated or overwritten)");
     return false;
   }
   const std::string key = key_text(description);
   if (std::string(file.data() + sizeof h, h.key_size) != key) {
-    discard(path, "holds a different key");
+    discard_entry("holds a different key");
     return false;
   }
   const char* data = file.data() + sizeof h + h.key_size;
   if (fnv1a64(data, h.payload_size) != h.payload_checksum) {
-    discard(path, "fails its checksum (corrupt)");
+    discard_entry("fails its checksum (corrupt)");
     return false;
   }
   payload->assign(data, data + h.payload_size);
@@ -168,28 +246,26 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
   h.payload_size = payload.size();
   h.payload_checksum = fnv1a64(payload.data(), payload.size());
 
-  // The temporary name is unique per process and call; rename() then
-  // replaces the entry in one step, so a reader sees the old file or the
-  // whole new one. No fsync: a torn file after a crash fails the checks.
-  static std::atomic<int64_t> serial{0};
+  // Each writer has a temporary file of its own; rename() then replaces the
+  // entry in one step, so a reader sees the old file or the whole new one.
+  // No fsync: a torn file after a crash fails the checks.
   const std::string path = entry_path(description);
-  const std::string temp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
+  std::string temp;
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   std::string failure;
   if (ec) {
     failure = ec.message();
   } else {
-    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    sweep_stale_temporaries_once(dir_);
+    const int fd = create_temporary(path, &temp);
     if (fd < 0) {
       failure = std::strerror(errno);
     } else {
-      bool ok = write_all(fd, reinterpret_cast<const char*>(&h), sizeof h) &&
-                write_all(fd, key.data(), key.size()) &&
-                write_all(fd, payload.data(), payload.size());
-      if (!ok) failure = std::strerror(errno);
-      if (::close(fd) != 0 && ok) failure = std::strerror(errno);
+      failure = write_all(fd, reinterpret_cast<const char*>(&h), sizeof h);
+      if (failure.empty()) failure = write_all(fd, key.data(), key.size());
+      if (failure.empty()) failure = write_all(fd, payload.data(), payload.size());
+      if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
       if (failure.empty() && std::rename(temp.c_str(), path.c_str()) != 0)
         failure = std::strerror(errno);
       if (!failure.empty()) std::remove(temp.c_str());
@@ -208,19 +284,16 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
 Status DiskCache::load_or_build(const std::string& description, const Build& build,
                                 const Use& use) const {
   std::vector<char> payload;
-  if (load(description, &payload)) {
+  FileId id;
+  if (load(description, &payload, &id)) {
     Status s = use(payload);
     if (s) return s;
-    reject(description, "was refused (" + s.message() + ")");
+    discard(entry_path(description), id, "was refused (" + s.message() + ")");
   }
   if (Status s = build(&payload); !s) return s;
   if (Status s = use(payload); !s) return s;
   store(description, payload);
   return Status::ok();
-}
-
-void DiskCache::reject(const std::string& description, const std::string& why) const {
-  if (enabled()) discard(entry_path(description), why);
 }
 
 }  // namespace gdr::compiler

@@ -41,6 +41,11 @@ Status add_process_symbols(llvm::orc::LLJIT& j, llvm::orc::JITDylib& dylib) {
   return Status::ok();
 }
 
+// Objects given to jit_load_object so far (guarded by jit_mutex), each in a
+// JITDylib of its own.
+int64_t objects_given = 0;
+std::string object_dylib_name(int64_t i) { return "gdr_object_" + std::to_string(i); }
+
 }  // namespace
 
 Status jit_add_library(const std::string& library, const std::vector<char>& object,
@@ -81,24 +86,42 @@ Status jit_load_object(const std::vector<char>& object, const std::string& symbo
   }
   // One JITDylib per object: compiling the same kernel twice (outside the
   // cache) must not collide on its symbol.
-  static int64_t objects = 0;
-  auto dylib = j->createJITDylib("gdr_object_" + std::to_string(objects++));
+  auto dylib = j->createJITDylib(object_dylib_name(objects_given++));
   if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
   // The library comes first and brings the process with it; without one,
   // generated code may still call libc (memcpy, memset).
+  Status status = Status::ok();
   if (library) {
     dylib->addToLinkOrder(*library);
-  } else if (Status s = add_process_symbols(*j, *dylib); !s) {
-    return s;
+  } else {
+    status = add_process_symbols(*j, *dylib);
   }
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
-      llvm::StringRef(object.data(), object.size()), symbol);
-  if (llvm::Error e = j->addObjectFile(*dylib, std::move(buffer)))
-    return Status::error("JIT cannot load " + symbol + ": " + llvm::toString(std::move(e)));
-  auto found = j->lookup(*dylib, symbol);
-  if (!found) return Status::error("JIT cannot find " + symbol + ": " + llvm::toString(found.takeError()));
-  *address = reinterpret_cast<void*>(found->getAddress());
-  return Status::ok();
+  if (status) {
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(object.data(), object.size()), symbol);
+    if (llvm::Error e = j->addObjectFile(*dylib, std::move(buffer))) {
+      status = Status::error("JIT cannot load " + symbol + ": " + llvm::toString(std::move(e)));
+    } else if (auto found = j->lookup(*dylib, symbol); !found) {
+      status = Status::error("JIT cannot find " + symbol + ": " + llvm::toString(found.takeError()));
+    } else {
+      *address = reinterpret_cast<void*>(found->getAddress());
+    }
+  }
+  // A refused object is unloaded: nothing can call into it, and a process
+  // that rebuilds refused cache entries does not pile them up.
+  if (!status) llvm::consumeError(j->getExecutionSession().removeJITDylib(*dylib));
+  return status;
+}
+
+int64_t jit_loaded_objects() {
+  std::lock_guard<std::mutex> lock(jit_mutex());
+  std::string error;
+  llvm::orc::LLJIT* j = jit(&error);
+  if (!j) return 0;
+  int64_t count = 0;
+  for (int64_t i = 0; i < objects_given; ++i)
+    count += j->getExecutionSession().getJITDylibByName(object_dylib_name(i)) != nullptr;
+  return count;
 }
 
 }  // namespace gdr::compiler

@@ -5,19 +5,22 @@
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <optional>
 #include <thread>
 
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/disk_cache.h"
+#include "gdr/compiler/jit.h"
 #include "gdr/compiler/recurrent.h"
 #include "route_tester.h"
+#include "scoped_env.h"
 
 namespace gdr::test {
 namespace {
@@ -55,15 +58,9 @@ class DiskCacheTest : public ::testing::Test {
     std::string tmpl = (fs::temp_directory_path() / "gdr-cache-test-XXXXXX").string();
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
-    for (const char* name : {"GDR_CACHE_DIR", "XDG_CACHE_HOME", "HOME"}) {
-      const char* v = getenv(name);
-      saved_.emplace_back(name, v ? std::optional<std::string>(v) : std::nullopt);
-    }
-    setenv("GDR_CACHE_DIR", dir_.c_str(), 1);
+    cache_dir_.set(dir_);
   }
   void TearDown() override {
-    for (const auto& [name, value] : saved_)
-      value ? setenv(name.c_str(), value->c_str(), 1) : unsetenv(name.c_str());
     std::error_code ec;
     fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
     fs::remove_all(dir_, ec);
@@ -89,8 +86,22 @@ class DiskCacheTest : public ::testing::Test {
     });
   }
 
+  // The same through the chunked route.
+  void compile_chunked_and_check(const compiler::ChunkedSpec& spec, const std::string& what) {
+    const compiler::CompiledKernel c = compiler::compile_chunked_uncached(spec);
+    ASSERT_TRUE(c.status) << c.status.message();
+    Problem p = make_problem(1, 2, 37, spec.K, spec.V,
+                             {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
+    Options o;
+    o.threads = 1;
+    expect_within_contract(p, o, what, [&](const Tensors& t, const Options& options) {
+      return execute(c.kernel, t, options);
+    });
+  }
+
   std::string dir_;
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  // Put back when the test ends.
+  const ScopedEnv cache_dir_{"GDR_CACHE_DIR"}, xdg_cache_home_{"XDG_CACHE_HOME"}, home_{"HOME"};
 };
 
 TEST_F(DiskCacheTest, AMissWritesAnEntryThatTheNextCompileLoads) {
@@ -317,17 +328,7 @@ TEST_F(DiskCacheTest, ChunkedKernelIsStoredLoadedAndRebuiltWhenDamaged) {
   spec.V = 40;
   spec.schedule = {16, 8};
   const std::string path = DiskCache(dir_).entry_path(compiler::chunked_cache_description(spec));
-  auto compile_and_check = [&](const std::string& what) {
-    const compiler::CompiledKernel c = compiler::compile_chunked_uncached(spec);
-    ASSERT_TRUE(c.status) << c.status.message();
-    Problem p = make_problem(1, 2, 37, spec.K, spec.V,
-                             {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
-    Options o;
-    o.threads = 1;
-    expect_within_contract(p, o, what, [&](const Tensors& t, const Options& options) {
-      return execute(c.kernel, t, options);
-    });
-  };
+  auto compile_and_check = [&](const std::string& what) { compile_chunked_and_check(spec, what); };
   const DiskCacheStats before = compiler::disk_cache_stats();
   compile_and_check("cold");
   ASSERT_TRUE(fs::exists(path));
@@ -351,6 +352,98 @@ TEST_F(DiskCacheTest, ChunkedKernelIsStoredLoadedAndRebuiltWhenDamaged) {
   d = compiler::disk_cache_stats() - damaged;
   EXPECT_EQ(d.rejected, 1);
   EXPECT_EQ(d.stores, 1);
+}
+
+// Halide writes objects to scratch files: a $TMPDIR that does not exist
+// falls back to /tmp (it used to abort the process), cold or with the cache
+// off. The Halide runtime is built too unless an earlier test of this
+// process loaded it.
+TEST_F(DiskCacheTest, ChunkedKernelCompilesWithABadTmpdir) {
+  const ScopedEnv tmpdir("TMPDIR", dir_ + "/no-such-folder");
+  compiler::ChunkedSpec spec;
+  spec.K = 8;
+  spec.V = 24;
+  spec.schedule = {16, 8};
+  testing::internal::CaptureStderr();
+  compile_chunked_and_check(spec, "bad TMPDIR, cold");
+  cache_dir_.set("off");
+  compile_chunked_and_check(spec, "bad TMPDIR, cache off");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// Temporary names are random, not PID and counter: files left with this
+// process's old-style names (a dead process of another container with the
+// same PID) do not make a store fail.
+TEST_F(DiskCacheTest, TemporaryFilesOfOtherProcessesDoNotStopAStore) {
+  const DiskCache cache(dir_);
+  for (int n = 0; n < 1000; ++n)
+    write_file(cache.entry_path("k") + ".tmp." + std::to_string(getpid()) + "." + std::to_string(n),
+               {'x'});
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  cache.store("k", {'o', 'k'});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ((compiler::disk_cache_stats() - before).stores, 1);
+  std::vector<char> got;
+  ASSERT_TRUE(cache.load("k", &got));
+  EXPECT_EQ(got, (std::vector<char>{'o', 'k'}));
+}
+
+// A writer killed between creating its temporary file and the rename leaves
+// the file behind: the first use of the folder deletes those older than an
+// hour, and leaves fresh ones (a live writer's) and other files alone.
+TEST_F(DiskCacheTest, StaleTemporaryFilesAreSwept) {
+  const DiskCache cache(dir_);
+  const std::string stale_new = cache.entry_path("a") + ".tmp.Ab12Cd";
+  const std::string stale_old = cache.entry_path("b") + ".tmp.123.4";  // older builds' name
+  const std::string fresh = cache.entry_path("c") + ".tmp.Zz9Yy8";
+  const std::string other = dir_ + "/notes.tmp.txt";
+  for (const std::string& f : {stale_new, stale_old, fresh, other}) write_file(f, {'x'});
+  const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  for (const std::string& f : {stale_new, stale_old, other}) fs::last_write_time(f, two_hours_ago);
+  std::vector<char> got;
+  EXPECT_FALSE(cache.load("a", &got));
+  EXPECT_FALSE(fs::exists(stale_new));
+  EXPECT_FALSE(fs::exists(stale_old));
+  EXPECT_TRUE(fs::exists(fresh));
+  EXPECT_TRUE(fs::exists(other));
+}
+
+// Another process may rename a good entry over a bad one between the read
+// and the delete: only the file that was read is deleted.
+TEST_F(DiskCacheTest, ARejectedEntryReplacedMeanwhileIsKept) {
+  const DiskCache cache(dir_);
+  cache.store("k", {'o', 'l', 'd'});
+  auto use = [&](const std::vector<char>& p) {
+    if (p != std::vector<char>{'o', 'l', 'd'}) return Status::ok();
+    cache.store("k", {'n', 'e', 'w'});  // as the other process would
+    return Status::error("stale");
+  };
+  auto failing = [](std::vector<char>*) { return Status::error("no compiler"); };
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(cache.load_or_build("k", failing, use));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  std::vector<char> got;
+  ASSERT_TRUE(cache.load("k", &got)) << "the replacing entry was deleted";
+  EXPECT_EQ(got, (std::vector<char>{'n', 'e', 'w'}));
+}
+
+// An object the JIT refuses (a cached entry that does not link, say) is
+// unloaded again, whatever step refused it.
+TEST_F(DiskCacheTest, AnObjectTheJitRefusesIsUnloaded) {
+  compile_and_check("cold");
+  std::vector<char> object;
+  ASSERT_TRUE(DiskCache(dir_).load(
+      compiler::recurrent_cache_description(kSpec, kSchedule, compiler::host_target()), &object));
+  const int64_t before = compiler::jit_loaded_objects();
+  void* address = nullptr;
+  testing::internal::CaptureStderr();  // the JIT's own report of the failed lookup
+  EXPECT_FALSE(compiler::jit_load_object(object, "gdr_no_such_symbol", &address));
+  EXPECT_FALSE(compiler::jit_load_object({'n', 'o', 't', ' ', 'E', 'L', 'F'}, "f", &address));
+  EXPECT_FALSE(compiler::jit_load_object(object, "f", &address, "gdr_no_such_library"));
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(compiler::jit_loaded_objects(), before);
 }
 
 }  // namespace

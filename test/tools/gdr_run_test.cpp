@@ -17,6 +17,7 @@
 
 #include "npy.h"
 #include "reference.h"
+#include "scoped_env.h"
 
 namespace gdr::test {
 namespace {
@@ -193,8 +194,7 @@ std::map<std::string, ino_t> inodes(const std::string& dir) {
 // bits; after every entry is damaged, the third says so once per entry,
 // rebuilds them and still gives the same bits.
 TEST_F(GdrRunTest, ASecondProcessLoadsTheCachedKernels) {
-  const char* old = std::getenv("GDR_CACHE_DIR");
-  const std::string saved = old ? old : "";
+  const ScopedEnv cache_dir("GDR_CACHE_DIR");  // restored however the test ends
   struct Case {
     const char* route;
     size_t entries;
@@ -203,7 +203,7 @@ TEST_F(GdrRunTest, ASecondProcessLoadsTheCachedKernels) {
     const char* route = c.route;
     const size_t entries = c.entries;
     const std::string cache = path(std::string("cache-") + route);
-    setenv("GDR_CACHE_DIR", cache.c_str(), 1);
+    cache_dir.set(cache);
     Problem p = make_problem(1, 3, 40, 16, 24, {DecayRegime::NearOne, BetaRegime::Uniform, true, 7});
     write_problem(p);
     auto run_and_read = [&](const std::string& what) {
@@ -246,7 +246,6 @@ TEST_F(GdrRunTest, ASecondProcessLoadsTheCachedKernels) {
     const auto [again_err, again] = run_and_read("rebuilt");
     EXPECT_EQ(again_err, "") << route;
   }
-  old ? setenv("GDR_CACHE_DIR", saved.c_str(), 1) : unsetenv("GDR_CACHE_DIR");
 }
 
 // Cold processes racing to store the same entries: each renames a whole
@@ -293,6 +292,29 @@ TEST_F(GdrRunTest, ConcurrentColdProcessesShareOneCache) {
   text << err.rdbuf();
   EXPECT_EQ(text.str(), "");
   EXPECT_EQ(inodes(cache), entries) << "the warm run rewrote an entry";
+}
+
+// Halide writes its objects to scratch files: a $TMPDIR that does not exist
+// falls back to /tmp (it used to abort the process), with the cache on
+// (cold) or off.
+TEST_F(GdrRunTest, ChunkedRouteRunsWithABadTmpdir) {
+  const ScopedEnv tmpdir("TMPDIR", path("no-such-folder"));
+  ScopedEnv cache_dir("GDR_CACHE_DIR");
+  Problem p = make_problem(1, 2, 20, 16, 24, {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
+  write_problem(p);
+  for (const std::string cache : {path("cache"), std::string("off")}) {
+    cache_dir.set(cache);
+    const RunResult r = run("--route chunked");
+    ASSERT_EQ(r.exit_code, 0) << cache << ": " << r.stderr_text;
+    EXPECT_EQ(r.stderr_text, "") << cache;
+    npy::Array out, fs;
+    ASSERT_TRUE(npy::read(path("out.npy"), &out));
+    ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
+    Problem result = p;
+    result.out = out.data;
+    result.final_state = fs.data;
+    EXPECT_LE(relative_error(result, reference_f64(p)), 1e-4) << cache;
+  }
 }
 #endif
 

@@ -3,11 +3,13 @@
 //
 // One file per entry, named by a hash of its key text: a header (magic,
 // format version, the key text, payload size, FNV-1a 64 checksum of the
-// payload) and the payload. Entries are written to a temporary file in the
-// same folder and renamed into place, so concurrent writers of one entry and
-// readers never see a partial file. A corrupt, truncated or mismatched entry
-// is reported on stderr (one line naming the file), deleted and treated as a
-// miss: it is never handed out.
+// payload) and the payload. Entries are written to a temporary file with a
+// random name in the same folder and renamed into place, so concurrent
+// writers of one entry and readers never see a partial file; temporary files
+// of dead writers are swept (older than an hour, first use of a folder per
+// process). A corrupt, truncated or mismatched entry is reported on stderr
+// (one line naming the file), deleted (unless another process has already
+// replaced it) and treated as a miss: it is never handed out.
 #pragma once
 
 #include <cstdint>
@@ -66,13 +68,19 @@ class DiskCache {
   // makes the payload, `use` must accept it, and only then is it stored.
   using Build = std::function<Status(std::vector<char>* payload)>;
   using Use = std::function<Status(const std::vector<char>& payload)>;
+  // A refused entry is reported and deleted like a corrupt one.
   Status load_or_build(const std::string& description, const Build& build, const Use& use) const;
 
-  // Deletes an entry whose verified payload was still unusable (the JIT
-  // refused it), with the same one-line report as a corrupt entry.
-  void reject(const std::string& description, const std::string& why) const;
+  // Which file a load read (device and inode), so that only that file is
+  // deleted when it is bad, never a new entry renamed over it since.
+  struct FileId {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+  };
 
  private:
+  bool load(const std::string& description, std::vector<char>* payload, FileId* id) const;
+
   std::string dir_;
 };
 

@@ -1,6 +1,7 @@
 // The process-wide JIT (ORC LLJIT) that owns every generated kernel's code.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,11 @@ Status jit_add_library(const std::string& library, const std::vector<char>& obje
 // Links `object` into the JIT and returns the address of `symbol` in it.
 // Its undefined symbols resolve against the library `link_with` (if not
 // empty) and then the process. Thread-safe; the code stays loaded until the
-// process exits.
+// process exits. An object that fails is unloaded again.
 Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address,
                        const std::string& link_with = "");
+
+// How many objects jit_load_object holds loaded, for tests.
+int64_t jit_loaded_objects();
 
 }  // namespace gdr::compiler
