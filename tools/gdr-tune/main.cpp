@@ -89,10 +89,10 @@ void check_memory(const Config& c) {
   auto check = [&](const char* flags, const char* what, int64_t B, int64_t H, int64_t T,
                    int64_t copies) {
     int64_t bytes = 0;
-    if (problem_bytes(B, H, T, o.K, o.V, copies, &bytes) && (memory <= 0 || bytes <= memory)) return;
+    const bool counted = problem_bytes(B, H, T, o.K, o.V, copies, &bytes);
+    if (counted && (memory <= 0 || bytes <= memory)) return;
     char gib[64] = "more than 2^63 bytes";
-    if (bytes > 0 && problem_bytes(B, H, T, o.K, o.V, copies, &bytes))
-      std::snprintf(gib, sizeof gib, "%.1f GiB", bytes / 1073741824.0);
+    if (counted) std::snprintf(gib, sizeof gib, "%.1f GiB", bytes / 1073741824.0);
     die(std::string(flags) + ": " + what + " needs " + gib + ", more than this machine's " +
         std::to_string(memory >> 30) + " GiB of memory");
   };
