@@ -301,22 +301,22 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
 TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
   const TuningDb chunked_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1", 900),
                                  record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
-                              host("cpu"));
+                                host("cpu"));
   EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 512, 1).str(), "chunked c32-w8 (tuned)");
   // Below the bucket: nothing tuned, the recurrent default.
   EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 1, 1).route, Route::Recurrent);
   const TuningDb recurrent_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1-p2", 700),
                                    record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
-                                host("cpu"));
+                                  host("cpu"));
   EXPECT_EQ(plan(recurrent_faster, Route::Auto, 128, 128, 512, 1).str(),
             "recurrent w16-vt64-u1-p2 (tuned)");
   // Buckets from different runs are not compared: recurrent.
   const TuningDb apart({record("cpu", 23, 1000, 1, Route::Recurrent, "w16-vt64-u1", 900),
                         record("cpu", 100, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
-                     host("cpu"));
+                       host("cpu"));
   EXPECT_EQ(plan(apart, Route::Auto, 128, 128, 512, 1).route, Route::Recurrent);
   const TuningDb only_chunked({record("cpu", 0, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
-                            host("cpu"));
+                              host("cpu"));
   EXPECT_EQ(plan(only_chunked, Route::Auto, 128, 128, 512, 1).str().rfind("recurrent", 0), 0u);
 }
 
