@@ -265,7 +265,7 @@ std::string chunked_cache_description(const ChunkedSpec& spec) {
 
 CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec) { return jit_compile(spec); }
 
-CompiledKernel compile_chunked(const ChunkedSpec& spec) {
+const CompiledKernel& compile_chunked(const ChunkedSpec& spec) {
   using Key = std::tuple<int64_t, int64_t, schedules::Schedule, Scheduler, bool>;
   static auto* cache = new OnceCache<Key, CompiledKernel>;  // never destroyed, as the code
   return cache->get({spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile},
@@ -278,7 +278,7 @@ RouteRunner chunked_runner(const ChunkedSpec& spec) {
     ChunkedSpec s = spec;
     s.K = t.K;
     s.V = t.V;
-    CompiledKernel c = compile_chunked(s);
+    const CompiledKernel& c = compile_chunked(s);
     return c.status ? execute(c.kernel, t, o) : c.status;
   };
 }

@@ -6,7 +6,6 @@
 #include "gdr/compiler/once_cache.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/target.h"
-#include "gdr/thread_pool.h"
 
 namespace gdr::compiler {
 
@@ -21,12 +20,16 @@ namespace {
 constexpr int64_t kDecodeTokens = 2;
 
 // The untuned recurrent schedule. default_recurrent_schedule asks the attach
-// pass (about a tenth of a millisecond), so once per (K, V).
+// pass (about a tenth of a millisecond), so once per (K, V). The tile is
+// clamped to the whole vectors of V (at least one): columns past V would
+// only name a different kernel that computes the same.
 RecurrentSchedule default_recurrent_for(int64_t K, int64_t V, int64_t T) {
   static auto* defaults = new OnceCache<std::pair<int64_t, int64_t>, RecurrentSchedule>;
   RecurrentSchedule s = defaults->get(
       {K, V}, [&] { return default_recurrent_schedule(KernelSpec{K, V}, host_target()); });
-  if (T <= kDecodeTokens) s.v_tile = 8 * s.vector_width;
+  const int64_t w = s.vector_width;
+  if (T <= kDecodeTokens) s.v_tile = 8 * w;
+  s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));
   return s;
 }
 
@@ -48,12 +51,11 @@ std::string Plan::str() const {
          (tuned ? " (tuned)" : " (default)");
 }
 
-Plan plan(const TuningDb& db, const std::string& host_cpu, Route route, int64_t K, int64_t V,
-          int64_t T, int threads) {
+Plan plan(const TuningDb& db, Route route, int64_t K, int64_t V, int64_t T, int threads) {
   const TuningRecord* recurrent =
-      route == Route::Chunked ? nullptr : db.find(host_cpu, Route::Recurrent, K, V, T, threads);
+      route == Route::Chunked ? nullptr : db.find(Route::Recurrent, K, V, T, threads);
   const TuningRecord* chunked =
-      route == Route::Recurrent ? nullptr : db.find(host_cpu, Route::Chunked, K, V, T, threads);
+      route == Route::Recurrent ? nullptr : db.find(Route::Chunked, K, V, T, threads);
   Plan p;
   if (route == Route::Chunked || (route == Route::Auto && chunked_wins(recurrent, chunked))) {
     p.route = Route::Chunked;
@@ -67,12 +69,9 @@ Plan plan(const TuningDb& db, const std::string& host_cpu, Route route, int64_t 
   return p;
 }
 
-Plan plan(Route route, int64_t K, int64_t V, int64_t T, int threads) {
-  // The thread count the runtime will use (runtime.cpp: <= 0 or too many
-  // means the whole pool).
-  const int pool = ThreadPool::shared().size();
-  const int used = threads <= 0 ? pool : std::min(threads, pool);
-  return plan(process_tuning_db(), host_target().cpu, route, K, V, T, used);
+Plan plan(Route route, const Tensors& t, int requested_threads) {
+  const int threads = threads_for_call(t, requested_threads, /*kernel_max_threads=*/0);
+  return plan(process_tuning_db(), route, t.K, t.V, t.T, threads);
 }
 
 }  // namespace gdr::compiler

@@ -107,6 +107,16 @@ std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedul
   return module_text(spec, &schedule, target, recurrent_kernel_name(spec, schedule));
 }
 
+Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                const Target& target) {
+  mlir::MLIRContext context;
+  load_dialects(context);
+  std::string error;
+  if (!parse_module(context, recurrent_module_text(spec, schedule, target), &error))
+    return Status::error("invalid recurrent kernel: " + error);
+  return Status::ok();
+}
+
 Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                 const Target& target, std::vector<char>* object) {
   mlir::MLIRContext context;

@@ -1,19 +1,22 @@
 #include "gdr/compiler/tuning_db.h"
 
-#include "gdr/compiler/disk_cache.h"
-
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/recurrent.h"
 #include "gdr/schedules/schedule.h"
 
 namespace gdr::compiler {
@@ -63,9 +66,35 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   if (!parse_route(f[6], &r->route)) return "route: unknown route '" + f[6] + "'";
   r->schedule = f[7];
   if (std::string why = parse_schedule_of(r); !why.empty()) return why;
+  // Decimal only: strtod alone would also take "inf", "nan", hex and
+  // overflowing exponents.
   char* end = nullptr;
+  errno = 0;
   r->median_ns = std::strtod(f[8].c_str(), &end);
-  if (*end != '\0' || !(r->median_ns > 0)) return "median_ns: expected a positive number, got '" + f[8] + "'";
+  if (f[8].find_first_not_of("0123456789.eE+-") != std::string::npos || *end != '\0' ||
+      errno != 0 || !std::isfinite(r->median_ns) || !(r->median_ns > 0))
+    return "median_ns: expected a finite positive number, got '" + f[8] + "'";
+  return "";
+}
+
+std::string trimmed(const std::string& line) {
+  const char* space = " \t\r\n\v\f";
+  const size_t first = line.find_first_not_of(space);
+  if (first == std::string::npos) return "";
+  return line.substr(first, line.find_last_not_of(space) + 1 - first);
+}
+
+// Why `r` (parsed) cannot compile on `host`, or "".
+std::string why_not_on(const TuningRecord& r, const Target& host) {
+  if (r.route == Route::Recurrent) {
+    Status s = check_recurrent_schedule(KernelSpec{r.K, r.V}, r.recurrent, host);
+    return s ? "" : s.message();
+  }
+  if (std::string why = r.chunked.check(); !why.empty()) return why;
+  if (r.chunked.vector_width * 32 > host.vector_bits)
+    return "vector width " + std::to_string(r.chunked.vector_width) + " needs " +
+           std::to_string(r.chunked.vector_width * 32) + "-bit vectors, the host has " +
+           std::to_string(host.vector_bits);
   return "";
 }
 
@@ -76,30 +105,44 @@ bool overlaps(const TuningRecord& a, const TuningRecord& b) {
 
 }  // namespace
 
-Status read_tuning_db(const std::string& path, std::vector<TuningRecord>* records) {
+std::string tuning_record_line(const TuningRecord& r) {
+  char median[64];
+  std::snprintf(median, sizeof median, "%.0f", r.median_ns);
+  return r.host_cpu + ' ' + std::to_string(r.K) + ' ' + std::to_string(r.V) + ' ' +
+         std::to_string(r.T_min) + ' ' +
+         (r.T_max == kUnboundedT ? std::string("inf") : std::to_string(r.T_max)) + ' ' +
+         std::to_string(r.threads) + ' ' + route_name(r.route) + ' ' + r.schedule + ' ' + median;
+}
+
+Status read_tuning_db(const std::string& path, TuningDbFile* file) {
+  std::error_code ec;
+  // An ifstream opens a folder and reads nothing from it: say so instead.
+  if (std::filesystem::is_directory(path, ec)) return Status::error(path + ": is a folder, not a file");
   std::ifstream in(path);
   if (!in) {
-    std::error_code ec;
     if (std::filesystem::exists(path, ec)) return Status::error(path + ": cannot be read");
-    records->clear();
+    *file = TuningDbFile();
     return Status::ok();
   }
-  std::vector<TuningRecord> read;
+  TuningDbFile read;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     auto where = [&] { return path + ":" + std::to_string(number) + ": "; };
+    line = trimmed(line);
     if (number == 1) {
       if (line != kTuningDbHeader)
         return Status::error(where() + "expected the header '" + kTuningDbHeader + "'");
       continue;
     }
-    if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
+    if (line.empty() || line[0] == '#') continue;
     TuningRecord r;
-    if (std::string why = parse_record(line, &r); !why.empty()) return Status::error(where() + why);
-    read.push_back(r);
+    if (std::string why = parse_record(line, &r); !why.empty())
+      read.bad_lines.push_back(where() + why);
+    else
+      read.records.push_back(r);
   }
   if (in.bad()) return Status::error(path + ": read failed");
-  *records = std::move(read);
+  *file = std::move(read);
   return Status::ok();
 }
 
@@ -109,23 +152,26 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec) return Status::error(path + ": cannot create its folder: " + ec.message());
-  // Same folder, so the rename is atomic; the pid keeps two writers apart.
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp);
-    out << kTuningDbHeader << "\n" << kColumns << "\n";
-    char median[64];
-    for (const TuningRecord& r : records) {
-      std::snprintf(median, sizeof median, "%.0f", r.median_ns);
-      out << r.host_cpu << ' ' << r.K << ' ' << r.V << ' ' << r.T_min << ' '
-          << (r.T_max == kUnboundedT ? std::string("inf") : std::to_string(r.T_max)) << ' '
-          << r.threads << ' ' << route_name(r.route) << ' ' << r.schedule << ' ' << median << "\n";
-    }
-    out.flush();
-    if (!out) {
-      fs::remove(temp, ec);
-      return Status::error(path + ": write failed");
-    }
+  // Same folder, so the rename is atomic; mkstemp's unique name keeps
+  // writers (and anything already at a guessable name) apart.
+  std::string temp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return Status::error(path + ": cannot create a temporary file next to it: " +
+                                   std::strerror(errno));
+  ::fchmod(fd, 0644);  // mkstemp makes it 0600; the database is not secret
+  std::string text = std::string(kTuningDbHeader) + "\n" + kColumns + "\n";
+  for (const TuningRecord& r : records) text += tuning_record_line(r) + "\n";
+  bool written = true;
+  for (size_t done = 0; written && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    written = n > 0;
+    if (written) done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) written = false;
+  if (!written) {
+    fs::remove(temp, ec);
+    return Status::error(path + ": write failed");
   }
   fs::rename(temp, target, ec);
   if (ec) {
@@ -151,35 +197,50 @@ std::string default_tuning_db_path() {
   return dir.empty() ? std::string() : dir + "/tuning.db";
 }
 
-TuningDb::TuningDb(std::vector<TuningRecord> records) : records_(std::move(records)) {
+TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
+    : records_(std::move(records)) {
   for (size_t i = 0; i < records_.size(); ++i) {
     TuningRecord& r = records_[i];
-    if (parse_schedule_of(&r).empty()) index_[Key{r.host_cpu, r.route, r.K, r.V, r.threads}].push_back(i);
+    if (r.host_cpu != host.cpu) continue;
+    std::string why = parse_schedule_of(&r);
+    if (why.empty()) why = why_not_on(r, host);
+    if (why.empty())
+      index_[Key{r.route, r.K, r.V, r.threads}].push_back(i);
+    else
+      skipped_.push_back("record '" + tuning_record_line(r) + "' cannot compile on this host: " + why);
   }
 }
 
-const TuningRecord* TuningDb::find(const std::string& host_cpu, Route route, int64_t K, int64_t V,
-                                   int64_t T, int threads) const {
-  auto it = index_.find(Key{host_cpu, route, K, V, threads});
+const TuningRecord* TuningDb::find(Route route, int64_t K, int64_t V, int64_t T, int threads) const {
+  auto it = index_.find(Key{route, K, V, threads});
   if (it == index_.end()) return nullptr;
   for (size_t i : it->second)
     if (records_[i].T_min <= T && T <= records_[i].T_max) return &records_[i];
   return nullptr;
 }
 
-TuningDb load_tuning_db(const std::string& path) {
-  std::vector<TuningRecord> records;
+TuningDb load_tuning_db(const std::string& path, const Target& host) {
   if (path.empty()) return TuningDb();
-  if (Status s = read_tuning_db(path, &records); !s) {
+  TuningDbFile file;
+  if (Status s = read_tuning_db(path, &file); !s) {
     std::fprintf(stderr, "gdr: tuning db %s; ignored (routes use their default schedules)\n",
                  s.message().c_str());
     return TuningDb();
   }
-  return TuningDb(std::move(records));
+  if (!file.bad_lines.empty()) {
+    const size_t more = file.bad_lines.size() - 1;
+    std::fprintf(stderr, "gdr: tuning db %s%s; %s ignored\n", file.bad_lines[0].c_str(),
+                 more ? (" (and " + std::to_string(more) + " more bad lines)").c_str() : "",
+                 more ? "those lines" : "that line");
+  }
+  TuningDb db(std::move(file.records), host);
+  for (const std::string& why : db.skipped())
+    std::fprintf(stderr, "gdr: tuning db %s: %s; ignored\n", path.c_str(), why.c_str());
+  return db;
 }
 
 const TuningDb& process_tuning_db() {
-  static const TuningDb db = load_tuning_db(default_tuning_db_path());
+  static const TuningDb db = load_tuning_db(default_tuning_db_path(), host_target());
   return db;
 }
 

@@ -28,7 +28,10 @@ const std::string kCacheDir = [] {
   const std::vector<TuningRecord> records = {
       {cpu, K, V, 0, 20, 1, Route::Recurrent, "w4-vt12-u2-p1", 100},
       {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Recurrent, "w4-vt8-u4-p0", 1000},
-      {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Chunked, "c32-w4", 500}};
+      {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Chunked, "c32-w4", 500},
+      // Parses, but cannot compile (unroll > K): left out, not run.
+      {cpu, 8, 8, 0, compiler::kUnboundedT, 1, Route::Recurrent, "w4-vt4-u16", 100},
+      {cpu, 8, 8, 0, compiler::kUnboundedT, 1, Route::Chunked, "c16-w4", 50}};
   if (!compiler::write_tuning_db(dir + "/tuning.db", records)) std::abort();
   setenv("GDR_CACHE_DIR", dir.c_str(), 1);
   return dir;
@@ -43,6 +46,13 @@ class TunedRoute : public ::testing::Test {
   static void TearDownTestSuite() { std::filesystem::remove_all(kCacheDir); }
 };
 
+// A call's sizes, as plan() reads them (no data).
+Tensors shape(int64_t H, int64_t T, int64_t k = K, int64_t v = V) {
+  Tensors t;
+  t.B = 1, t.H = H, t.T = T, t.K = k, t.V = v;
+  return t;
+}
+
 Options one_thread(Route route) {
   Options o;
   o.route = route;
@@ -51,8 +61,8 @@ Options one_thread(Route route) {
 }
 
 TEST_F(TunedRoute, RecurrentRunsTheTunedScheduleOfItsBucket) {
-  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 5, 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
-  EXPECT_EQ(compiler::plan(Route::Recurrent, K, V, 300, 1).str(), "recurrent w4-vt8-u4-p0 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Recurrent, shape(3, 5), 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Recurrent, shape(3, 300), 1).str(), "recurrent w4-vt8-u4-p0 (tuned)");
   for (int64_t T : {5, 300}) {
     Problem p = make_problem(1, 3, T, K, V);
     expect_within_contract(p, one_thread(Route::Recurrent), "tuned");
@@ -60,25 +70,49 @@ TEST_F(TunedRoute, RecurrentRunsTheTunedScheduleOfItsBucket) {
 }
 
 TEST_F(TunedRoute, AutoTakesTheFasterRouteOfTheBucket) {
-  EXPECT_EQ(compiler::plan(Route::Auto, K, V, 5, 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
-  EXPECT_EQ(compiler::plan(Route::Auto, K, V, 100, 1).str(), "chunked c32-w4 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Auto, shape(3, 5), 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Auto, shape(3, 100), 1).str(), "chunked c32-w4 (tuned)");
   Problem p = make_problem(1, 3, 100, K, V);
   expect_within_contract(p, one_thread(Route::Auto), "auto on the tuned chunked route");
 }
 
 TEST_F(TunedRoute, ChunkedRunsItsTunedSchedule) {
-  EXPECT_EQ(compiler::plan(Route::Chunked, K, V, 100, 1).str(), "chunked c32-w4 (tuned)");
+  EXPECT_EQ(compiler::plan(Route::Chunked, shape(3, 100), 1).str(), "chunked c32-w4 (tuned)");
   Problem p = make_problem(1, 2, 77, K, V);
   expect_within_contract(p, one_thread(Route::Chunked), "tuned c32-w4");
 }
 
+// A record that cannot compile on this host is skipped when the database
+// is read; calls of its shape run the default and succeed.
+TEST_F(TunedRoute, RecordThatCannotCompileIsSkipped) {
+  EXPECT_FALSE(compiler::plan(Route::Recurrent, shape(3, 5, 8, 8), 1).tuned);
+  EXPECT_EQ(compiler::plan(Route::Auto, shape(3, 5, 8, 8), 1).route, Route::Recurrent);
+  Problem p = make_problem(1, 3, 5, 8, 8);
+  expect_within_contract(p, one_thread(Route::Auto), "auto next to a bad record");
+  expect_within_contract(p, one_thread(Route::Recurrent), "recurrent next to a bad record");
+}
+
+// plan() looks up the thread count the runtime runs the call on: left to
+// the runtime (0), a call too small to share runs on one thread, so the
+// one-thread record applies.
+TEST_F(TunedRoute, PlanUsesTheThreadsTheRuntimeUses) {
+  const Tensors tiny = shape(1, 5);
+  ASSERT_EQ(threads_for_call(tiny, 0, 0), 1);
+  EXPECT_EQ(compiler::plan(Route::Recurrent, tiny, 0).str(), "recurrent w4-vt12-u2-p1 (tuned)");
+  // More threads than the pool has: capped, as the runtime does.
+  if (ThreadPool::shared().size() == 1)
+    EXPECT_TRUE(compiler::plan(Route::Recurrent, tiny, 8).tuned);
+}
+
 TEST_F(TunedRoute, OtherShapesAndThreadCountsRunTheDefaults) {
-  EXPECT_FALSE(compiler::plan(Route::Recurrent, K, V + 1, 5, 1).tuned);
-  EXPECT_FALSE(compiler::plan(Route::Recurrent, K + 1, V, 5, 1).tuned);
-  EXPECT_FALSE(compiler::plan(Route::Chunked, K, V, 5, 1).tuned);  // no chunked record below 21
+  EXPECT_FALSE(compiler::plan(Route::Recurrent, shape(3, 5, K, V + 1), 1).tuned);
+  EXPECT_FALSE(compiler::plan(Route::Recurrent, shape(3, 5, K + 1, V), 1).tuned);
+  EXPECT_FALSE(compiler::plan(Route::Chunked, shape(3, 5), 1).tuned);  // no chunked record below 21
   if (ThreadPool::shared().size() >= 2) {
-    EXPECT_FALSE(compiler::plan(Route::Recurrent, K, V, 5, 2).tuned);
-    EXPECT_FALSE(compiler::plan(Route::Recurrent, K, V, 5, 0).tuned);  // 0: the whole pool
+    EXPECT_FALSE(compiler::plan(Route::Recurrent, shape(3, 5), 2).tuned);
+    // Left to the runtime (0), a call big enough to share runs on the whole
+    // pool: no record for that.
+    EXPECT_FALSE(compiler::plan(Route::Recurrent, shape(64, 20), 0).tuned);
   }
   Problem p = make_problem(1, 3, 5, K, V + 1);
   expect_within_contract(p, one_thread(Route::Recurrent), "default schedule");

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -94,6 +97,42 @@ TEST(Tuner, WrongCandidateIsExcludedAndNeverChosen) {
   EXPECT_EQ(report_json(context, {c}).find("\"schedule\": \"zeros\", \"check\": \"ok\""), std::string::npos);
 }
 
+// A candidate whose run fails: error +inf in the check, null in the JSON
+// (which has no inf), never timed.
+TEST(Tuner, FailingCandidateGivesValidJson) {
+  TuneOptions o;
+  o.B = 1, o.H = 2, o.K = 16, o.V = 16;
+  o.routes = {Route::Recurrent};
+  o.widths = {4};
+  o.seconds_per_candidate = 0.001;
+  Candidate failing;
+  failing.route = Route::Recurrent;
+  failing.schedule = "fails";
+  failing.run = [](const Tensors&, const Options&) { return Status::error("no"); };
+  o.extra = {failing};
+  Checker checker(o.K, o.V, 1);
+  const CaseResult c = tune_case(o, 3, 1, checker);
+  ReportContext context;
+  context.options = o;
+  const std::string json = report_json(context, {c});
+  EXPECT_NE(json.find("\"schedule\": \"fails\", \"check\": \"failed: no\", \"check_error\": null"),
+            std::string::npos) << json;
+  for (const char* bad : {"inf", "nan", "INF", "NAN"})
+    EXPECT_EQ(json.find(std::string(": ") + bad), std::string::npos) << bad << " in " << json;
+  // The JSON parses (python3 is a build dependency).
+  char tmpl[] = "/tmp/gdr-tune-json-XXXXXX";
+  const int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, json.data(), json.size()), static_cast<ssize_t>(json.size()));
+  close(fd);
+  const int status = std::system(("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " +
+                                  std::string(tmpl)).c_str());
+  std::remove(tmpl);
+  EXPECT_EQ(status, 0) << json;
+  // Auto is asked of plan(): the recurrent winner, nothing else measured.
+  EXPECT_EQ(auto_choice(c, o), Route::Recurrent);
+}
+
 TEST(Tuner, CoarseThenFineSpace) {
   // Tiles of more than one vector wider than V are left out.
   EXPECT_EQ(recurrent_coarse({4, 8}, 16).size(), 3u + 2u);  // w4: 1, 2, 4 vectors; w8: 1, 2
@@ -138,8 +177,10 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
 
   // The database: the other host's record, and each case's winners with the
   // buckets cut at the geometric mean of 1 and 40 (6.3).
-  std::vector<compiler::TuningRecord> db;
-  ASSERT_TRUE(compiler::read_tuning_db(path("tuning.db"), &db));
+  compiler::TuningDbFile file;
+  ASSERT_TRUE(compiler::read_tuning_db(path("tuning.db"), &file));
+  EXPECT_TRUE(file.bad_lines.empty());
+  const std::vector<compiler::TuningRecord>& db = file.records;
   ASSERT_EQ(db.size(), 5u);
   EXPECT_EQ(db[0].host_cpu, "other-cpu");
   const std::string cpu = compiler::host_target().cpu;
@@ -166,6 +207,7 @@ TEST_F(GdrTuneTest, BadFlagsGiveOneLineNamingTheFlagAndWriteNothing) {
       {"--threads 100000", "--threads"},
       {"--K 0", "--K"},
       {"--frobnicate 1", "--frobnicate"},
+      {"--H 1048576 --V 1048576", "--H"},  // 2^40 floats of state per head row: no memory
   };
   for (const auto& [args, flag] : cases) {
     std::string out, err;
@@ -177,6 +219,42 @@ TEST_F(GdrTuneTest, BadFlagsGiveOneLineNamingTheFlagAndWriteNothing) {
     EXPECT_FALSE(std::filesystem::exists(path("r")));
     EXPECT_FALSE(std::filesystem::exists(path("tuning.db")));
   }
+}
+
+// A --report or --db that cannot be written fails before any tuning, with
+// one line naming the flag, and writes nothing.
+TEST_F(GdrTuneTest, UnwritableTargetsFailBeforeTuning) {
+  std::ofstream(path("file")) << "x";
+  const std::string tiny = "--H 1 --K 4 --V 4 --T 1 --threads 1 --seconds 0.001 --widths 4 ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--report " + path("file/r/tune") + " --db " + path("tuning.db"), "--report"},
+      {"--report " + path("r/tune") + " --db " + path("file/tuning.db"), "--db"},
+  };
+  for (const auto& [args, flag] : cases) {
+    std::string out, err;
+    EXPECT_EQ(run(tiny + args, &out, &err), 2) << args;
+    EXPECT_EQ(err.rfind("gdr-tune: " + flag + " ", 0), 0u) << args << ": " << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(out.find("== T"), std::string::npos) << out;  // no tuning ran
+    EXPECT_FALSE(std::filesystem::exists(path("tuning.db")));
+    EXPECT_FALSE(std::filesystem::exists(path("r/tune.md")));
+  }
+}
+
+// A database with lines gdr-tune cannot read is not overwritten (that would
+// drop them): one line naming the file and line, before any tuning.
+TEST_F(GdrTuneTest, MalformedDatabaseIsNotOverwritten) {
+  const std::string text = std::string(compiler::kTuningDbHeader) + "\ncpu 16 16 0 5 1 recurrent w4-vt4-u1 oops\n";
+  std::ofstream(path("tuning.db")) << text;
+  std::string out, err;
+  EXPECT_EQ(run("--H 1 --K 4 --V 4 --T 1 --threads 1 --seconds 0.001 --widths 4 --report " +
+                    path("r/tune") + " --db " + path("tuning.db"),
+                &out, &err),
+            2);
+  EXPECT_EQ(err.rfind("gdr-tune: --db " + path("tuning.db") + ":2: median_ns", 0), 0u) << err;
+  EXPECT_NE(err.find("not overwritten"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(read(path("tuning.db")), text);
 }
 
 }  // namespace

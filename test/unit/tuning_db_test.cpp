@@ -1,15 +1,18 @@
-// The tuning database: text round trip, merging, a malformed file reported
-// and ignored, and which record a call's (host, K, V, T, threads) matches.
+// The tuning database: text round trip, merging, bad lines reported and
+// skipped one by one, records that cannot compile on the host left out, and
+// which record a call's (host, K, V, T, threads) matches.
 #include "gdr/compiler/tuning_db.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/plan.h"
+#include "gdr/compiler/target.h"
 
 namespace gdr::compiler {
 namespace {
@@ -36,6 +39,22 @@ TuningRecord record(std::string host, int64_t T_min, int64_t T_max, int threads,
   return TuningRecord{std::move(host), K, V, T_min, T_max, threads, route, std::move(schedule), ns};
 }
 
+// A host named `cpu` whose widest vector has `bits` bits.
+Target host(const std::string& cpu, int bits = 512) {
+  Target t;
+  t.cpu = cpu;
+  t.vector_bits = bits;
+  return t;
+}
+
+// Reads `file`, expecting no error.
+TuningDbFile read_ok(const std::string& file) {
+  TuningDbFile read;
+  const Status s = read_tuning_db(file, &read);
+  EXPECT_TRUE(s) << s.message();
+  return read;
+}
+
 bool same(const TuningRecord& a, const TuningRecord& b) {
   return a.host_cpu == b.host_cpu && a.K == b.K && a.V == b.V && a.T_min == b.T_min &&
          a.T_max == b.T_max && a.threads == b.threads && a.route == b.route &&
@@ -49,8 +68,9 @@ TEST_F(TuningDbTest, RoundTripsThroughTheFile) {
   // A folder that does not exist yet is created.
   const std::string file = path("sub/dir/tuning.db");
   ASSERT_TRUE(write_tuning_db(file, records));
-  std::vector<TuningRecord> read;
-  ASSERT_TRUE(read_tuning_db(file, &read));
+  // Twice: the second replaces the first.
+  ASSERT_TRUE(write_tuning_db(file, records));
+  const std::vector<TuningRecord> read = read_ok(file).records;
   ASSERT_EQ(read.size(), records.size());
   for (size_t i = 0; i < read.size(); ++i) EXPECT_TRUE(same(read[i], records[i])) << i;
   // Atomic write: no temporary file is left next to it.
@@ -63,10 +83,31 @@ TEST_F(TuningDbTest, RoundTripsThroughTheFile) {
   EXPECT_EQ(first, kTuningDbHeader);
 }
 
-TEST_F(TuningDbTest, MissingFileIsEmpty) {
-  std::vector<TuningRecord> read = {record("x", 0, 1, 1, Route::Recurrent, "w8-vt8-u1", 1)};
+TEST_F(TuningDbTest, MissingFileIsEmptyAFolderIsAnError) {
+  TuningDbFile read;
+  read.records = {record("x", 0, 1, 1, Route::Recurrent, "w8-vt8-u1", 1)};
   ASSERT_TRUE(read_tuning_db(path("none.db"), &read));
-  EXPECT_TRUE(read.empty());
+  EXPECT_TRUE(read.records.empty());
+  std::filesystem::create_directory(path("folder.db"));
+  const Status s = read_tuning_db(path("folder.db"), &read);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find(path("folder.db") + ": is a folder"), std::string::npos) << s.message();
+  testing::internal::CaptureStderr();
+  load_tuning_db(path("folder.db"), host("cpu"));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("is a folder"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST_F(TuningDbTest, CrlfAndIndentedCommentsRead) {
+  write_text("crlf.db", std::string(kTuningDbHeader) +
+                            "\r\n   # indented comment\r\n\t# tab\r\n"
+                            "  cpu 128 128 0 22 1 recurrent w16-vt64-u1 100 \r\n\r\n");
+  const TuningDbFile read = read_ok(path("crlf.db"));
+  EXPECT_TRUE(read.bad_lines.empty()) << read.bad_lines[0];
+  ASSERT_EQ(read.records.size(), 1u);
+  EXPECT_EQ(read.records[0].schedule, "w16-vt64-u1");
+  EXPECT_EQ(read.records[0].median_ns, 100);
 }
 
 TEST_F(TuningDbTest, MergeKeepsOtherShapesAndHostsAndReplacesOverlappingBuckets) {
@@ -87,47 +128,116 @@ TEST_F(TuningDbTest, MergeKeepsOtherShapesAndHostsAndReplacesOverlappingBuckets)
   EXPECT_TRUE(same(merged.back(), fresh[0]));
 }
 
-TEST_F(TuningDbTest, MalformedFileIsReportedOnceByLineAndIgnored) {
+TEST_F(TuningDbTest, BadLinesAreSkippedOneByOneAndReportedOnce) {
   write_text("bad.db", std::string(kTuningDbHeader) +
-                           "\n# comment\nicelake-client 128 128 0 22 1 recurrent w16-vt64-u1 100\n"
-                           "icelake-client 128 128 0 22 1 recurrent w16-vt60-u1 100\n");
-  std::vector<TuningRecord> read;
-  const Status s = read_tuning_db(path("bad.db"), &read);
-  ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find(path("bad.db") + ":4:"), std::string::npos) << s.message();
-  EXPECT_TRUE(read.empty());
+                           "\n# comment\ncpu 128 128 0 22 1 recurrent w16-vt64-u1 100\n"
+                           "cpu 128 128 0 22 1 recurrent w16-vt60-u1 100\n"
+                           "cpu 128 128 23 inf 1 recurrent w16-vt32-u1 200\n"
+                           "cpu 128 128 23 inf 2 recurrent w16-vt32-u1 inf\n");
+  const TuningDbFile read = read_ok(path("bad.db"));
+  ASSERT_EQ(read.bad_lines.size(), 2u);
+  EXPECT_EQ(read.bad_lines[0].rfind(path("bad.db") + ":4: ", 0), 0u) << read.bad_lines[0];
+  EXPECT_EQ(read.bad_lines[1].rfind(path("bad.db") + ":6: median_ns", 0), 0u) << read.bad_lines[1];
+  ASSERT_EQ(read.records.size(), 2u);  // the good lines around them
 
   testing::internal::CaptureStderr();
-  const TuningDb db = load_tuning_db(path("bad.db"));
+  const TuningDb db = load_tuning_db(path("bad.db"), host("cpu"));
   const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(db.records().empty());
+  EXPECT_EQ(db.records().size(), 2u);
+  EXPECT_NE(db.find(Route::Recurrent, 128, 128, 500, 1), nullptr);
   EXPECT_NE(err.find(path("bad.db") + ":4:"), std::string::npos) << err;
+  EXPECT_NE(err.find("and 1 more"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 TEST_F(TuningDbTest, EachKindOfBadLineIsNamed) {
   const std::string good = "icelake-client 128 128 0 22 1 recurrent w16-vt64-u1 100";
+  {
+    write_text("header.db", "# gdr tuning db v0\n" + good + "\n");
+    TuningDbFile read;
+    const Status s = read_tuning_db(path("header.db"), &read);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find(":1: expected the header"), std::string::npos) << s.message();
+  }
   struct Case {
-    std::string text, expect;
+    std::string line, expect;
   };
   const std::vector<Case> cases = {
-      {"# gdr tuning db v0\n" + good + "\n", ":1: expected the header"},
-      {std::string(kTuningDbHeader) + "\nicelake-client 128 128 0 22 1 recurrent\n", ":2: expected 9 fields"},
-      {std::string(kTuningDbHeader) + "\nh 0 128 0 22 1 recurrent w16-vt64-u1 100\n", ":2: K:"},
-      {std::string(kTuningDbHeader) + "\nh 128 x 0 22 1 recurrent w16-vt64-u1 100\n", ":2: V:"},
-      {std::string(kTuningDbHeader) + "\nh 128 128 30 22 1 recurrent w16-vt64-u1 100\n", ":2: T_max:"},
-      {std::string(kTuningDbHeader) + "\nh 128 128 0 22 0 recurrent w16-vt64-u1 100\n", ":2: threads:"},
-      {std::string(kTuningDbHeader) + "\nh 128 128 0 22 1 fast w16-vt64-u1 100\n", ":2: route:"},
-      {std::string(kTuningDbHeader) + "\nh 128 128 0 22 1 reference w16-vt64-u1 100\n", ":2: route 'reference'"},
-      {std::string(kTuningDbHeader) + "\nh 128 128 0 22 1 chunked w16-vt64-u1 100\n", ":2: schedule 'w16-vt64-u1'"},
-      {std::string(kTuningDbHeader) + "\nh 128 128 0 22 1 recurrent w16-vt64-u1 -5\n", ":2: median_ns:"},
+      {"icelake-client 128 128 0 22 1 recurrent", ":2: expected 9 fields"},
+      {"h 0 128 0 22 1 recurrent w16-vt64-u1 100", ":2: K:"},
+      {"h 128 x 0 22 1 recurrent w16-vt64-u1 100", ":2: V:"},
+      {"h 128 128 30 22 1 recurrent w16-vt64-u1 100", ":2: T_max:"},
+      {"h 128 128 0 22 0 recurrent w16-vt64-u1 100", ":2: threads:"},
+      {"h 128 128 0 22 1 fast w16-vt64-u1 100", ":2: route:"},
+      {"h 128 128 0 22 1 reference w16-vt64-u1 100", ":2: route 'reference'"},
+      {"h 128 128 0 22 1 chunked w16-vt64-u1 100", ":2: schedule 'w16-vt64-u1'"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 -5", ":2: median_ns:"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 inf", ":2: median_ns:"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 nan", ":2: median_ns:"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 1e999", ":2: median_ns:"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 0x10", ":2: median_ns:"},
   };
   for (const Case& c : cases) {
-    write_text("case.db", c.text);
-    std::vector<TuningRecord> read;
-    const Status s = read_tuning_db(path("case.db"), &read);
-    ASSERT_FALSE(s) << c.text;
-    EXPECT_NE(s.message().find(c.expect), std::string::npos) << s.message();
+    write_text("case.db", std::string(kTuningDbHeader) + "\n" + c.line + "\n" + good + "\n");
+    const TuningDbFile read = read_ok(path("case.db"));
+    ASSERT_EQ(read.bad_lines.size(), 1u) << c.line;
+    EXPECT_NE(read.bad_lines[0].find(c.expect), std::string::npos) << read.bad_lines[0];
+    EXPECT_EQ(read.records.size(), 1u) << c.line;
+  }
+}
+
+// Records that parse but could never compile here are left out of the
+// lookup, one stderr line each; the same record passes on a host it fits.
+TEST_F(TuningDbTest, RecordsThatCannotCompileOnTheHostAreSkipped) {
+  const std::vector<TuningRecord> records = {
+      record("cpu", 0, 1, 1, Route::Recurrent, "w4-vt4-u16", 1, 8, 8),     // unroll > K
+      record("cpu", 0, 1, 2, Route::Recurrent, "w16-vt512-u1", 1, 8, 8),   // 32 vectors
+      record("cpu", 0, 1, 3, Route::Recurrent, "w3-vt6-u1", 1, 8, 8),      // width not 2^n
+      record("cpu", 0, 1, 4, Route::Recurrent, "w32-vt32-u1", 1, 8, 8),    // wider than AVX-512
+      record("cpu", 0, 1, 5, Route::Recurrent, "w4-vt4-u1-p65", 1, 8, 8),  // prefetch > 64
+      record("cpu", 0, 1, 6, Route::Chunked, "c16-w16", 1, 8, 8),          // fine at 512 bits
+      record("cpu", 0, 1, 7, Route::Recurrent, "w16-vt16-u1", 1, 8, 8),    // fine at 512 bits
+      record("other", 0, 1, 1, Route::Recurrent, "w4-vt4-u16", 1, 8, 8),   // another host's
+  };
+  testing::internal::CaptureStderr();
+  const TuningDb wide(records, host("cpu", 512));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // the constructor only lists them
+  ASSERT_EQ(wide.skipped().size(), 5u);
+  EXPECT_NE(wide.skipped()[0].find("'unroll' = 16 exceeds"), std::string::npos) << wide.skipped()[0];
+  for (int threads = 1; threads <= 5; ++threads)
+    EXPECT_EQ(wide.find(Route::Recurrent, 8, 8, 0, threads), nullptr) << threads;
+  EXPECT_NE(wide.find(Route::Chunked, 8, 8, 0, 6), nullptr);
+  EXPECT_NE(wide.find(Route::Recurrent, 8, 8, 0, 7), nullptr);
+  EXPECT_EQ(wide.records().size(), records.size());
+
+  // The same CPU name with 256-bit vectors: width 16 does not fit.
+  const TuningDb narrow(records, host("cpu", 256));
+  EXPECT_EQ(narrow.skipped().size(), 7u);
+  EXPECT_EQ(narrow.find(Route::Chunked, 8, 8, 0, 6), nullptr);
+  EXPECT_EQ(narrow.find(Route::Recurrent, 8, 8, 0, 7), nullptr);
+  EXPECT_FALSE(plan(narrow, Route::Recurrent, 8, 8, 0, 7).tuned);
+
+  // Loaded from a file: one line each, naming the file and the record.
+  ASSERT_TRUE(write_tuning_db(path("t.db"), records));
+  testing::internal::CaptureStderr();
+  load_tuning_db(path("t.db"), host("cpu", 256));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 7) << err;
+  EXPECT_NE(err.find("gdr: tuning db " + path("t.db") + ": record 'cpu 8 8 0 1 1 recurrent w4-vt4-u16 1'"),
+            std::string::npos) << err;
+}
+
+// The decode default's tile: 8 vectors, clamped to the whole vectors of V
+// (at least one), the same as the default's for small V.
+TEST(TuningDbLookup, DefaultTileFitsV) {
+  const TuningDb empty;
+  for (int64_t V : {4, 8, 20, 128, 1000}) {
+    const RecurrentSchedule decode = plan(empty, Route::Recurrent, 16, V, 1, 1).recurrent;
+    const RecurrentSchedule prefill = plan(empty, Route::Recurrent, 16, V, 512, 1).recurrent;
+    const int64_t w = decode.vector_width;
+    EXPECT_EQ(decode.v_tile, std::max(w, std::min(8 * w, V / w * w))) << V;
+    EXPECT_LE(prefill.v_tile, std::max(w, V)) << V;
+    if (V <= w) EXPECT_EQ(decode, prefill) << V;  // one kernel, not two
   }
 }
 
@@ -152,56 +262,62 @@ TEST(TuningDbPath, FollowsGdrCacheDirThenXdgThenHome) {
 // Which record a call matches: host, K, V and threads exactly, T inside the
 // bucket; anything else falls back to the defaults.
 TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
-  const TuningDb db({record("cpu-a", 0, 22, 1, Route::Recurrent, "w8-vt32-u2-p3", 100),
-                     record("cpu-a", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt32-u4", 900),
-                     record("cpu-a", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
-  ASSERT_NE(db.find("cpu-a", Route::Recurrent, 128, 128, 1, 1), nullptr);
-  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, 22, 1)->schedule, "w8-vt32-u2-p3");
-  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, 23, 1)->schedule, "w16-vt32-u4");
-  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, int64_t(1) << 40, 1)->schedule, "w16-vt32-u4");
-  EXPECT_EQ(db.find("cpu-b", Route::Recurrent, 128, 128, 1, 1), nullptr);
-  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 64, 128, 1, 1), nullptr);
-  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 64, 1, 1), nullptr);
-  EXPECT_EQ(db.find("cpu-a", Route::Recurrent, 128, 128, 1, 2), nullptr);
-  EXPECT_EQ(db.find("cpu-a", Route::Chunked, 128, 128, 1, 1), nullptr);
+  const std::vector<TuningRecord> records = {
+      record("cpu-a", 0, 22, 1, Route::Recurrent, "w8-vt32-u2-p3", 100),
+      record("cpu-a", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt32-u4", 900),
+      record("cpu-a", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)};
+  const TuningDb db(records, host("cpu-a"));
+  ASSERT_NE(db.find(Route::Recurrent, 128, 128, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, 22, 1)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, 23, 1)->schedule, "w16-vt32-u4");
+  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, int64_t(1) << 40, 1)->schedule, "w16-vt32-u4");
+  EXPECT_EQ(TuningDb(records, host("cpu-b")).find(Route::Recurrent, 128, 128, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, 64, 128, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, 128, 64, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, 1, 2), nullptr);
+  EXPECT_EQ(db.find(Route::Chunked, 128, 128, 1, 1), nullptr);
   // A schedule that does not parse for its route is never found.
-  EXPECT_EQ(TuningDb({record("cpu-a", 0, 9, 1, Route::Recurrent, "c16-w16", 1)})
-                .find("cpu-a", Route::Recurrent, 128, 128, 1, 1),
+  EXPECT_EQ(TuningDb({record("cpu-a", 0, 9, 1, Route::Recurrent, "c16-w16", 1)}, host("cpu-a"))
+                .find(Route::Recurrent, 128, 128, 1, 1),
             nullptr);
 
   // plan(): tuned where a record matches, the defaults elsewhere.
-  Plan p = plan(db, "cpu-a", Route::Recurrent, 128, 128, 1, 1);
+  Plan p = plan(db, Route::Recurrent, 128, 128, 1, 1);
   EXPECT_TRUE(p.tuned);
   EXPECT_EQ(recurrent_schedule_str(p.recurrent), "w8-vt32-u2-p3");
-  for (Plan other : {plan(db, "cpu-b", Route::Recurrent, 128, 128, 1, 1),
-                     plan(db, "cpu-a", Route::Recurrent, 96, 128, 1, 1),
-                     plan(db, "cpu-a", Route::Recurrent, 128, 96, 1, 1),
-                     plan(db, "cpu-a", Route::Recurrent, 128, 128, 1, 2)}) {
+  for (Plan other : {plan(TuningDb(records, host("cpu-b")), Route::Recurrent, 128, 128, 1, 1),
+                     plan(db, Route::Recurrent, 96, 128, 1, 1),
+                     plan(db, Route::Recurrent, 128, 96, 1, 1),
+                     plan(db, Route::Recurrent, 128, 128, 1, 2)}) {
     EXPECT_FALSE(other.tuned) << other.str();
     EXPECT_EQ(other.route, Route::Recurrent);
   }
   // Chunked: tuned from T = 23 on, the default schedule below.
-  EXPECT_EQ(plan(db, "cpu-a", Route::Chunked, 128, 128, 100, 1).str(), "chunked c32-w8 (tuned)");
-  EXPECT_EQ(plan(db, "cpu-a", Route::Chunked, 128, 128, 5, 1).chunked, schedules::default_schedule());
-  EXPECT_FALSE(plan(db, "cpu-a", Route::Chunked, 128, 128, 5, 1).tuned);
+  EXPECT_EQ(plan(db, Route::Chunked, 128, 128, 100, 1).str(), "chunked c32-w8 (tuned)");
+  EXPECT_EQ(plan(db, Route::Chunked, 128, 128, 5, 1).chunked, schedules::default_schedule());
+  EXPECT_FALSE(plan(db, Route::Chunked, 128, 128, 5, 1).tuned);
 }
 
 TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
   const TuningDb chunked_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1", 900),
-                                 record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
-  EXPECT_EQ(plan(chunked_faster, "cpu", Route::Auto, 128, 128, 512, 1).str(), "chunked c32-w8 (tuned)");
+                                 record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
+                                host("cpu"));
+  EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 512, 1).str(), "chunked c32-w8 (tuned)");
   // Below the bucket: nothing tuned, the recurrent default.
-  EXPECT_EQ(plan(chunked_faster, "cpu", Route::Auto, 128, 128, 1, 1).route, Route::Recurrent);
+  EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 1, 1).route, Route::Recurrent);
   const TuningDb recurrent_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1-p2", 700),
-                                   record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
-  EXPECT_EQ(plan(recurrent_faster, "cpu", Route::Auto, 128, 128, 512, 1).str(),
+                                   record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
+                                  host("cpu"));
+  EXPECT_EQ(plan(recurrent_faster, Route::Auto, 128, 128, 512, 1).str(),
             "recurrent w16-vt64-u1-p2 (tuned)");
   // Buckets from different runs are not compared: recurrent.
   const TuningDb apart({record("cpu", 23, 1000, 1, Route::Recurrent, "w16-vt64-u1", 900),
-                        record("cpu", 100, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
-  EXPECT_EQ(plan(apart, "cpu", Route::Auto, 128, 128, 512, 1).route, Route::Recurrent);
-  const TuningDb only_chunked({record("cpu", 0, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)});
-  EXPECT_EQ(plan(only_chunked, "cpu", Route::Auto, 128, 128, 512, 1).str().rfind("recurrent", 0), 0u);
+                        record("cpu", 100, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
+                       host("cpu"));
+  EXPECT_EQ(plan(apart, Route::Auto, 128, 128, 512, 1).route, Route::Recurrent);
+  const TuningDb only_chunked({record("cpu", 0, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
+                              host("cpu"));
+  EXPECT_EQ(plan(only_chunked, Route::Auto, 128, 128, 512, 1).str().rfind("recurrent", 0), 0u);
 }
 
 TEST(RecurrentScheduleText, RoundTripsAndRejects) {

@@ -17,12 +17,12 @@ void install_all_routes() {
 #endif
 }
 
-std::string explain_route(Route route, int64_t K, int64_t V, int64_t T, int threads) {
+std::string explain_route(Route route, const Tensors& t, int threads) {
 #ifdef GDR_HAVE_COMPILER
   if (route == Route::Auto || route == Route::Recurrent || route == Route::Chunked)
-    return compiler::plan(route, K, V, T, threads).str();
+    return compiler::plan(route, t, threads).str();
 #else
-  (void)K, (void)V, (void)T, (void)threads;
+  (void)t, (void)threads;
   if (route == Route::Auto) return route_name(Route::Reference);  // what run() falls back to
 #endif
   return route_name(route);

@@ -6,12 +6,14 @@
 namespace gdr::tools {
 
 std::vector<std::vector<double>> time_interleaved(size_t n, const std::function<double(size_t)>& run,
-                                                  const TimingBudget& budget) {
+                                                  const TimingBudget& budget,
+                                                  const std::function<bool()>& stop) {
   using Clock = std::chrono::steady_clock;
   std::vector<std::vector<double>> times(n);
   for (size_t i = 0; i < n; ++i) run(i);
   const auto start = Clock::now();
   for (int rep = 0; rep < budget.max_reps; ++rep) {
+    if (stop && stop()) break;
     for (size_t i = 0; i < n; ++i) times[i].push_back(run(i));
     const double spent = std::chrono::duration<double>(Clock::now() - start).count();
     if (rep + 1 >= budget.min_reps && spent > budget.seconds) break;

@@ -19,9 +19,13 @@ struct TimingBudget {
 // Calls run(i) once for every i in [0, n) (warm-up: caches, JIT, pages; not
 // counted), then repetitions of run(0), ..., run(n - 1) within `budget`.
 // run(i) returns the nanoseconds it measured for one call (so it can leave
-// its own set-up out). Returns the times, times[i] for implementation i.
+// its own set-up out). `stop`, if given, is asked after the warm-up and after
+// each repetition: true ends the timing there (an implementation failed, say,
+// and the rest of the budget would be wasted). Returns the times, times[i]
+// for implementation i.
 std::vector<std::vector<double>> time_interleaved(size_t n, const std::function<double(size_t)>& run,
-                                                  const TimingBudget& budget);
+                                                  const TimingBudget& budget,
+                                                  const std::function<bool()>& stop = nullptr);
 
 double median(std::vector<double> x);
 

@@ -22,7 +22,6 @@
 #include "reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
-#include "gdr/compiler/plan.h"  // run_planned
 #include "gdr/compiler/toolchain.h"
 #endif
 
@@ -140,9 +139,7 @@ int main(int argc, char** argv) {
 #ifdef GDR_HAVE_COMPILER
     if (routes[i] != gdr::Route::Chunked) return;
     if (variants[i].empty() && !config.halide_profile) {  // the route as installed: tuned
-      gdr::set_route_runner(gdr::Route::Chunked, [](const gdr::Tensors& t, const gdr::Options& o) {
-        return gdr::compiler::run_planned(gdr::Route::Chunked, t, o);
-      });
+      gdr::compiler::install_chunked_routes();
       return;
     }
     gdr::compiler::ChunkedSpec spec;
@@ -199,7 +196,9 @@ int main(int argc, char** argv) {
         };
         gdr::tools::TimingBudget budget;
         budget.seconds = config.seconds_per_case;
-        times = gdr::tools::time_interleaved(n_impl, run_once, budget);
+        // A failing implementation ends the case after the warm-up.
+        times = gdr::tools::time_interleaved(n_impl, run_once, budget,
+                                             [&] { return !failure.empty(); });
         if (!failure.empty()) die(failure);
         std::map<gdr::Route, double> medians;
         std::vector<double> impl_median(n_impl);
@@ -230,7 +229,7 @@ int main(int argc, char** argv) {
           if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
                                       routes[i] == gdr::Route::Chunked))
             planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
-                       gdr::tools::explain_route(routes[i], config.K, config.V, T, threads);
+                       gdr::tools::explain_route(routes[i], in.tensors(), threads);
         if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
         // Every implementation must agree with the first one on these inputs.
         for (size_t i = 1; i < n_impl; ++i) {

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   if (gdr::Status s = gdr::run(t, options); !s) return fail(s.message());
   if (explain == 1)
     std::printf("gdr-run: %s ran %s\n", gdr::route_name(options.route),
-                gdr::tools::explain_route(options.route, K, V, T, options.threads).c_str());
+                gdr::tools::explain_route(options.route, t, options.threads).c_str());
   if (gdr::Status s = gdr::npy::write(args["--out"], out); !s)
     return fail("--out " + args["--out"] + ": " + s.message());
   if (gdr::Status s = gdr::npy::write(args["--final-state"], final_state); !s) {

@@ -1,11 +1,18 @@
 // gdr-tune: searches each route's schedule knobs for a shape on this CPU,
 // per (T, threads), and writes a report (<prefix>.md, <prefix>.json) and the
 // winners into the tuning database that the routes read (docs/tuning.md).
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <new>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +47,78 @@ struct Config {
   std::vector<int64_t> T = {1, 512}, threads = {1, 2};
   std::string report = "reports/tune", db;
 };
+
+// Why a file cannot be written at `file`: its folder is created, then a
+// unique file made there and removed; "" if it can. Run while parsing the
+// flags, so that a bad path fails before the tuning, not after it.
+std::string cannot_write(const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(file).parent_path();
+  const std::string folder = parent.empty() ? "." : parent.string();
+  fs::create_directories(folder, ec);
+  if (ec) return "cannot create the folder " + folder + ": " + ec.message();
+  std::string probe = folder + "/.gdr-tune-probe.XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return "cannot write in the folder " + folder + ": " + std::strerror(errno);
+  ::close(fd);
+  fs::remove(probe, ec);
+  return "";
+}
+
+// Bytes of a problem's float32 tensors (make_problem: q, k, decay, v, beta,
+// out per token; initial and final state per head), times `copies`; false
+// if that overflows int64.
+bool problem_bytes(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V, int64_t copies,
+                   int64_t* bytes) {
+  int64_t heads, tokens, per_token, token_floats, state, floats;
+  return !__builtin_mul_overflow(B, H, &heads) && !__builtin_mul_overflow(heads, T, &tokens) &&
+         !__builtin_add_overflow(3 * K + 1, 2 * V, &per_token) &&
+         !__builtin_mul_overflow(tokens, per_token, &token_floats) &&
+         !__builtin_mul_overflow(heads, K * V * 2, &state) &&
+         !__builtin_add_overflow(token_floats, state, &floats) &&
+         !__builtin_mul_overflow(floats, 4 * copies, bytes);
+}
+
+// Dies, naming the flags, if the timed problem (B, H, the largest T) or the
+// accuracy check's (1, 3, 70; float64 reference and float32 yardstick next
+// to it: about 4 copies) would not fit in this machine's memory.
+void check_memory(const Config& c) {
+  const int64_t memory = int64_t(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+  const gdr::tune::TuneOptions& o = c.tune;
+  auto check = [&](const char* flags, const char* what, int64_t B, int64_t H, int64_t T,
+                   int64_t copies) {
+    int64_t bytes = 0;
+    const bool counted = problem_bytes(B, H, T, o.K, o.V, copies, &bytes);
+    if (counted && (memory <= 0 || bytes <= memory)) return;
+    char gib[64] = "more than 2^63 bytes";
+    if (counted) std::snprintf(gib, sizeof gib, "%.1f GiB", bytes / 1073741824.0);
+    die(std::string(flags) + ": " + what + " needs " + gib + ", more than this machine's " +
+        std::to_string(memory >> 30) + " GiB of memory");
+  };
+  check("--B, --H, --T, --K, --V", "the timed problem", o.B, o.H, c.T.back(), 1);
+  check("--K, --V", "the accuracy check", 1, 3, 70, 4);
+}
+
+// The database's records, or an error if gdr-tune must not replace the
+// file: it cannot be read, or it holds lines that do not parse (rewriting
+// would drop them).
+gdr::Status read_existing_db(const std::string& path, std::vector<gdr::compiler::TuningRecord>* records) {
+  gdr::compiler::TuningDbFile file;
+  if (gdr::Status s = gdr::compiler::read_tuning_db(path, &file); !s)
+    return gdr::Status::error(s.message() + "; not overwritten (fix or remove it)");
+  if (!file.bad_lines.empty())
+    return gdr::Status::error(file.bad_lines[0] + (file.bad_lines.size() > 1 ? " (and " +
+                              std::to_string(file.bad_lines.size() - 1) + " more bad lines)" : "") +
+                              "; not overwritten, which would drop those lines (fix or remove them)");
+  *records = std::move(file.records);
+  return gdr::Status::ok();
+}
+
+gdr::Status readable_db(const std::string& path) {
+  std::vector<gdr::compiler::TuningRecord> records;
+  return read_existing_db(path, &records);
+}
 
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
@@ -90,6 +169,10 @@ Config parse_args(int argc, char** argv) {
   if (c.db.empty()) die("--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
   std::sort(c.T.begin(), c.T.end());
   c.T.erase(std::unique(c.T.begin(), c.T.end()), c.T.end());
+  check_memory(c);
+  if (std::string why = cannot_write(c.report + ".md"); !why.empty()) die("--report " + c.report + ": " + why);
+  if (std::string why = cannot_write(c.db); !why.empty()) die("--db " + c.db + ": " + why);
+  if (gdr::Status s = readable_db(c.db); !s) die("--db " + s.message());
   return c;
 }
 
@@ -105,11 +188,8 @@ std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t 
   return {first, std::max(first, last)};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Config config = parse_args(argc, argv);
-
+// Tunes every (T, threads), then writes the report and the database.
+int run_tuning(const Config& config, int argc, char** argv) {
   gdr::tune::ReportContext context;
   for (int i = 0; i < argc; ++i) context.command += (i ? " " : "") + std::string(argv[i]);
   const gdr::compiler::ToolchainInfo tc = gdr::compiler::probe_toolchain();
@@ -153,7 +233,8 @@ int main(int argc, char** argv) {
       }
       for (const auto& [route, ns] : c.baseline_ns[2])
         std::printf("  %-26s %10.4f ms\n", gdr::route_name(route), ns / 1e6);
-      if (!c.winners.empty()) std::printf("  auto runs %s\n", gdr::route_name(gdr::tune::auto_choice(c)));
+      if (!c.winners.empty())
+        std::printf("  auto runs %s\n", gdr::route_name(gdr::tune::auto_choice(c, config.tune)));
     }
 
   // The peak again, keeping the better of the two: a busy moment at start
@@ -163,15 +244,29 @@ int main(int argc, char** argv) {
   context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
   context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
 
-  // The database: merged with what it held for other shapes and hosts. A
-  // malformed file was reported by load_tuning_db and is replaced.
-  const gdr::compiler::TuningDb existing = gdr::compiler::load_tuning_db(config.db);
-  const auto merged = gdr::compiler::merge_tuning_records(existing.records(), fresh);
-  if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) die("--db " + s.message());
+  // The report first: it holds every measurement, the database only the
+  // winners. The database is merged with what it held for other shapes and
+  // hosts; a file that went bad meanwhile is not replaced.
   if (gdr::Status s = gdr::tune::write_report(config.report, context, cases); !s)
     die("--report " + s.message());
+  std::vector<gdr::compiler::TuningRecord> existing;
+  if (gdr::Status s = read_existing_db(config.db, &existing); !s) die("--db " + s.message());
+  const auto merged = gdr::compiler::merge_tuning_records(existing, fresh);
+  if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) die("--db " + s.message());
   std::printf("\nreport: %s.md, %s.json\ntuning db: %s (%zu records written, %zu in all)\n",
               config.report.c_str(), config.report.c_str(), config.db.c_str(), fresh.size(),
               merged.size());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Config config = parse_args(argc, argv);
+    return run_tuning(config, argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "gdr-tune: out of memory (try smaller --B, --H, --T, --K, --V)\n");
+    return 1;
+  }
 }

@@ -1,9 +1,14 @@
 #include "report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+
+#include "gdr/compiler/plan.h"
+#include "gdr/compiler/target.h"
+#include "gdr/compiler/tuning_db.h"
 
 namespace gdr::tune {
 
@@ -14,6 +19,10 @@ std::string format(const char* fmt, double x) {
   std::snprintf(buf, sizeof buf, fmt, x);
   return buf;
 }
+
+// A JSON number; null where printf would write inf or nan (a candidate that
+// failed its check has error +inf), which JSON does not have.
+std::string json_number(const char* fmt, double x) { return std::isfinite(x) ? format(fmt, x) : "null"; }
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -83,12 +92,21 @@ std::string round_table(const ReportContext& ctx, const CaseResult& c, int round
 
 }  // namespace
 
-Route auto_choice(const CaseResult& c) {
-  auto r = c.winners.find(Route::Recurrent), k = c.winners.find(Route::Chunked);
-  if (r != c.winners.end() && k != c.winners.end() &&
-      c.entries[k->second].median_ns[2] < c.entries[r->second].median_ns[2])
-    return Route::Chunked;
-  return Route::Recurrent;
+Route auto_choice(const CaseResult& c, const TuneOptions& o) {
+  const compiler::Target& host = compiler::host_target();
+  std::vector<compiler::TuningRecord> records;
+  for (const auto& [route, i] : c.winners) {
+    compiler::TuningRecord r;
+    r.host_cpu = host.cpu;
+    r.K = o.K, r.V = o.V, r.T_min = r.T_max = c.T, r.threads = c.threads;
+    r.route = route;
+    r.schedule = c.entries[i].candidate.schedule;
+    r.median_ns = c.entries[i].median_ns[2];
+    records.push_back(r);
+  }
+  return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto, o.K, o.V, c.T,
+                        c.threads)
+      .route;
 }
 
 std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResult>& cases) {
@@ -121,7 +139,7 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
             " of peak, " + ratio_text(f.vs_two_pass) + " baseline-two-pass, " +
             ratio_text(f.vs_chunked) + " baseline-chunked\n";
     }
-    if (!c.winners.empty()) md += std::string("- auto runs: ") + route_name(auto_choice(c)) + "\n";
+    if (!c.winners.empty()) md += std::string("- auto runs: ") + route_name(auto_choice(c, o)) + "\n";
     md += "\n### Round 1: coarse (recurrent tiles at unroll 1, every chunked schedule)\n\n" +
           round_table(ctx, c, 1);
     md += "\n### Round 2: finalists (unroll 1, 2, 4 on the best recurrent tiles; the best chunked "
@@ -141,9 +159,9 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
   const TuneOptions& o = ctx.options;
   std::string j = "[\n  {\"record\": \"machine\", \"machine\": " + json_string(ctx.machine) +
                   ", \"command\": " + json_string(ctx.command) +
-                  ", \"fma_gflops_1t\": " + format("%.2f", ctx.peak.fma_gflops_1t) +
-                  ", \"fma_gflops_2t\": " + format("%.2f", ctx.peak.fma_gflops_2t) +
-                  ", \"copy_gbps_1t\": " + format("%.2f", ctx.peak.copy_gbps_1t) +
+                  ", \"fma_gflops_1t\": " + json_number("%.2f", ctx.peak.fma_gflops_1t) +
+                  ", \"fma_gflops_2t\": " + json_number("%.2f", ctx.peak.fma_gflops_2t) +
+                  ", \"copy_gbps_1t\": " + json_number("%.2f", ctx.peak.copy_gbps_1t) +
                   ", \"vector_bits\": " + std::to_string(ctx.peak.vector_bits) +
                   ", \"db\": " + json_string(ctx.db_path) + "}";
   for (const CaseResult& c : cases)
@@ -155,7 +173,7 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
                std::to_string(c.threads) + ", \"route\": " + json_string(route_name(e.candidate.route)) +
                ", \"schedule\": " + json_string(e.candidate.schedule) + ", \"check\": " +
                json_string(e.check.ok ? "ok" : e.check.why) + ", \"check_error\": " +
-               format("%.3e", e.check.error);
+               json_number("%.3e", e.check.error);
       };
       if (!e.timed(1) && !e.timed(2)) {
         j += ",\n  " + common() + ", \"round\": 0, \"winner\": false}";
@@ -165,11 +183,11 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
         if (!e.timed(round)) continue;
         const Figures f = figures(ctx, c, e, round);
         j += ",\n  " + common() + ", \"round\": " + std::to_string(round) + ", \"median_ns\": " +
-             format("%.0f", e.median_ns[round]) + ", \"reps\": " + std::to_string(e.reps[round]) +
-             ", \"gflops\": " + format("%.3f", f.gflops) + ", \"peak_fraction\": " +
-             format("%.4f", f.peak_fraction) + ", \"vs_baseline_two_pass\": " +
-             format("%.3f", f.vs_two_pass) + ", \"vs_baseline_chunked\": " +
-             format("%.3f", f.vs_chunked) + ", \"timing_error\": " + json_string(e.timing_error) +
+             json_number("%.0f", e.median_ns[round]) + ", \"reps\": " + std::to_string(e.reps[round]) +
+             ", \"gflops\": " + json_number("%.3f", f.gflops) + ", \"peak_fraction\": " +
+             json_number("%.4f", f.peak_fraction) + ", \"vs_baseline_two_pass\": " +
+             json_number("%.3f", f.vs_two_pass) + ", \"vs_baseline_chunked\": " +
+             json_number("%.3f", f.vs_chunked) + ", \"timing_error\": " + json_string(e.timing_error) +
              ", \"winner\": " + (round == 2 && e.winner ? "true" : "false") + "}";
       }
     }

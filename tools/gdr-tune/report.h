@@ -27,8 +27,8 @@ std::string report_json(const ReportContext& context, const std::vector<CaseResu
 Status write_report(const std::string& prefix, const ReportContext& context,
                     const std::vector<CaseResult>& cases);
 
-// The route auto takes for this case: chunked if its winner beat the
-// recurrent winner (plan() makes the same comparison from the database).
-Route auto_choice(const CaseResult& c);
+// The route auto takes for this case: what plan() picks from a database of
+// this case's winners.
+Route auto_choice(const CaseResult& c, const TuneOptions& options);
 
 }  // namespace gdr::tune

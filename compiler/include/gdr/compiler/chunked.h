@@ -26,9 +26,10 @@ std::string chunked_kernel_name(const ChunkedSpec& spec);
 
 // JIT-compiles the kernel for the host, once per spec per process: later
 // calls (from any thread) return the cached kernel. Threads that ask for the
-// same spec while it compiles wait for that one compilation.
-CompiledKernel compile_chunked(const ChunkedSpec& spec);
-inline CompiledKernel compile_chunked(int64_t K, int64_t V, const schedules::Schedule& s) {
+// same spec while it compiles wait for that one compilation. The reference
+// lives as long as the process.
+const CompiledKernel& compile_chunked(const ChunkedSpec& spec);
+inline const CompiledKernel& compile_chunked(int64_t K, int64_t V, const schedules::Schedule& s) {
   return compile_chunked(ChunkedSpec{K, V, s, Scheduler::Hand});
 }
 

@@ -23,17 +23,20 @@ struct Plan {
   std::string str() const;
 };
 
-// What `route` (Auto, Recurrent or Chunked) runs for a call of this shape
-// with `threads` (as Options::threads: <= 0 means every worker of the shared
-// pool), using process_tuning_db() and the host CPU.
-Plan plan(Route route, int64_t K, int64_t V, int64_t T, int threads);
+// What `route` (Auto, Recurrent or Chunked) runs for a call of t's sizes
+// (B, H, T, K, V; the pointers are not read) with `requested_threads` (as
+// Options::threads), using process_tuning_db(): the record of the thread
+// count the runtime will run the call on (threads_for_call; the generated
+// kernels set no max_threads).
+Plan plan(Route route, const Tensors& t, int requested_threads);
 
-// The same against a given database and host CPU.
-Plan plan(const TuningDb& db, const std::string& host_cpu, Route route, int64_t K, int64_t V,
-          int64_t T, int threads);
+// The same against a given database (of one host) for a call that runs on
+// exactly `threads` threads.
+Plan plan(const TuningDb& db, Route route, int64_t K, int64_t V, int64_t T, int threads);
 
 // Runs the call as plan(route, ...) says (the runner of the Auto, Recurrent
-// and Chunked routes; in routes.cpp).
+// and Chunked routes; in routes.cpp). A tuned schedule that fails to compile
+// falls back to the default one, saying so once on stderr.
 Status run_planned(Route route, const Tensors& t, const Options& options);
 
 }  // namespace gdr::compiler

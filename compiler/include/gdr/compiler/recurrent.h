@@ -20,6 +20,11 @@ RecurrentSchedule default_recurrent_schedule(const KernelSpec& spec, const Targe
 std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                   const Target& target);
 
+// Ok if the dialect's verifier accepts `schedule` for `spec` on `target`
+// (the checks compile_recurrent_object makes first), else its diagnostic.
+Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                const Target& target);
+
 // Generates the kernel's relocatable object for `target`.
 Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                 const Target& target, std::vector<char>* object);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/target.h"
 #include "gdr/runtime.h"
 #include "gdr/schedules/schedule.h"
 #include "gdr/status.h"
@@ -37,13 +38,24 @@ struct TuningRecord {
 // The file's first line; a file that starts otherwise is not read.
 extern const char kTuningDbHeader[];
 
-// Reads `path` into *records. A missing file is an empty database (ok). Any
-// other problem is one error naming the file and line ("FILE:LINE: why"),
-// *records untouched.
-Status read_tuning_db(const std::string& path, std::vector<TuningRecord>* records);
+// One record as a line of the file (without the newline).
+std::string tuning_record_line(const TuningRecord& record);
 
-// Writes `records` to `path` atomically (a temporary file in the same folder,
-// then rename), creating the folder.
+// What read_tuning_db found in a file.
+struct TuningDbFile {
+  std::vector<TuningRecord> records;
+  std::vector<std::string> bad_lines;  // "FILE:LINE: why" for each line skipped
+};
+
+// Reads `path` into *file. A missing file is an empty database (ok). A file
+// that cannot be read, a folder or a file without the header is an error
+// naming it, *file untouched. Lines are trimmed (CRLF and indented comments
+// read fine); a record line that does not parse is skipped and named in
+// bad_lines, the others are still read.
+Status read_tuning_db(const std::string& path, TuningDbFile* file);
+
+// Writes `records` to `path` atomically (a unique temporary file in the same
+// folder, then rename), creating the folder.
 Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>& records);
 
 // `fresh` plus the records of `old` that no fresh record supersedes: a fresh
@@ -57,31 +69,39 @@ std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& 
 // when there is none or GDR_CACHE_DIR=off.
 std::string default_tuning_db_path();
 
-// Records indexed for the per-call lookup (a record whose schedule does not
-// parse for its route is left out).
+// The records of one host indexed for the per-call lookup. A record of that
+// host is indexed only if its schedule parses for its route and compiles
+// there: the recurrent ones pass the dialect's verifier for (K, V, host), the
+// chunked ones Schedule::check() and the host's vector width. Otherwise a
+// record that could never compile would make every matching call fail.
 class TuningDb {
  public:
   TuningDb() = default;
-  explicit TuningDb(std::vector<TuningRecord> records);
+  TuningDb(std::vector<TuningRecord> records, const Target& host);
 
-  // The record of `route` for this host, K, V and threads whose bucket holds
-  // T; null if there is none.
-  const TuningRecord* find(const std::string& host_cpu, Route route, int64_t K, int64_t V,
-                           int64_t T, int threads) const;
+  // The record of `route` for K, V and threads whose bucket holds T; null if
+  // there is none.
+  const TuningRecord* find(Route route, int64_t K, int64_t V, int64_t T, int threads) const;
+  // Every record given, those of other hosts and the skipped ones included.
   const std::vector<TuningRecord>& records() const { return records_; }
+  // One sentence per record of this host left out, saying why.
+  const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
-  using Key = std::tuple<std::string, Route, int64_t, int64_t, int>;
+  using Key = std::tuple<Route, int64_t, int64_t, int>;
   std::vector<TuningRecord> records_;
+  std::vector<std::string> skipped_;
   std::map<Key, std::vector<size_t>> index_;  // indices into records_
 };
 
-// Reads `path` into a TuningDb; a malformed file prints one line on stderr
-// ("gdr: tuning db FILE:LINE: why; ignored") and gives an empty database.
-TuningDb load_tuning_db(const std::string& path);
+// Reads `path` into a TuningDb for `host`. Says on stderr, one line each,
+// what it leaves out: the whole file if it cannot be read ("gdr: tuning db
+// FILE: why; ignored"), its bad lines (one line naming the first and how
+// many), each record that cannot compile on the host.
+TuningDb load_tuning_db(const std::string& path, const Target& host);
 
-// The process's database: load_tuning_db(default_tuning_db_path()), read on
-// first use and kept for the life of the process.
+// The process's database: load_tuning_db(default_tuning_db_path(),
+// host_target()), read on first use and kept for the life of the process.
 const TuningDb& process_tuning_db();
 
 }  // namespace gdr::compiler
