@@ -21,6 +21,7 @@
 #include "gdr/compiler/recurrent.h"
 #include "route_tester.h"
 #include "scoped_env.h"
+#include "temp_dir.h"
 
 namespace gdr::test {
 namespace {
@@ -54,17 +55,7 @@ DiskCacheStats operator-(const DiskCacheStats& a, const DiskCacheStats& b) {
 // and the folder removed afterwards.
 class DiskCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "gdr-cache-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    cache_dir_.set(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir_, ec);
-  }
+  void SetUp() override { cache_dir_.set(dir_); }
 
   std::string entry_path() const {
     return DiskCache(dir_).entry_path(
@@ -99,7 +90,8 @@ class DiskCacheTest : public ::testing::Test {
     });
   }
 
-  std::string dir_;
+  const TempDir temp_{"gdr-cache-test"};
+  const std::string dir_ = temp_.str();
   // Put back when the test ends.
   const ScopedEnv cache_dir_{"GDR_CACHE_DIR"}, xdg_cache_home_{"XDG_CACHE_HOME"}, home_{"HOME"};
 };

@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "reference.h"
 #include "scoped_env.h"
+#include "temp_dir.h"
 
 namespace gdr::test {
 namespace {
@@ -29,14 +30,7 @@ struct RunResult {
 
 class GdrRunTest : public ::testing::Test {
  public:
-  void SetUp() override {
-    char tmpl[] = "/tmp/gdr-run-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return temp_.path(name); }
 
   void write(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& data) {
     ASSERT_TRUE(npy::write(path(name), {shape, data}));
@@ -66,7 +60,8 @@ class GdrRunTest : public ::testing::Test {
 
   bool exists(const std::string& name) const { return access(path(name).c_str(), F_OK) == 0; }
 
-  std::string dir_;
+  const TempDir temp_{"gdr-run-test"};
+  const std::string dir_ = temp_.str();
 };
 
 TEST_F(GdrRunTest, EveryAvailableRouteMatchesFloat64) {

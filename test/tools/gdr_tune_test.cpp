@@ -17,19 +17,14 @@
 #include "gdr/compiler/tuning_db.h"
 #include "report.h"
 #include "tuner.h"
+#include "temp_dir.h"
 
 namespace gdr::tune {
 namespace {
 
 class GdrTuneTest : public ::testing::Test {
  public:
-  void SetUp() override {
-    char tmpl[] = "/tmp/gdr-tune-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return temp_.path(name); }
 
   // Runs gdr-tune with `args`; returns its exit code, stdout and stderr.
   int run(const std::string& args, std::string* out, std::string* err) {
@@ -48,7 +43,8 @@ class GdrTuneTest : public ::testing::Test {
   }
 
  private:
-  std::string dir_;
+  const gdr::test::TempDir temp_{"gdr-tune-test"};
+  const std::string dir_ = temp_.str();
 };
 
 // A candidate that writes zeros: fast, and wrong.

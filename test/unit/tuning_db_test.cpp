@@ -13,25 +13,21 @@
 #include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
+#include "temp_dir.h"
 
 namespace gdr::compiler {
 namespace {
 
 class TuningDbTest : public ::testing::Test {
  public:
-  void SetUp() override {
-    char tmpl[] = "/tmp/gdr-tuning-db-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return temp_.path(name); }
   void write_text(const std::string& name, const std::string& text) {
     std::ofstream(path(name)) << text;
   }
 
  private:
-  std::string dir_;
+  const gdr::test::TempDir temp_{"gdr-tuning-db-test"};
+  const std::string dir_ = temp_.str();
 };
 
 TuningRecord record(std::string host, int64_t T_min, int64_t T_max, int threads, Route route,
