@@ -6,17 +6,14 @@
 
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
-#include <random>
-#include <set>
 
 #include <llvm/Config/llvm-config.h>
 
+#include "gdr/compiler/atomic_file.h"
 #include "gdr/compiler/codegen_sources_hash.h"
 
 namespace gdr::compiler {
@@ -43,33 +40,6 @@ Counters& counters() {
   return c;
 }
 
-// Temporary files are `<entry>.tmp.<random>` (older builds: `.tmp.PID.N`);
-// entries end in `.gdrk`.
-constexpr char kTemporaryInfix[] = ".gdrk.tmp.";
-// A writer takes seconds between creating its temporary file and renaming
-// it; one older than this belongs to a process that died in between.
-constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
-
-// Deletes the stale temporary files of dead writers, once per folder and
-// process (one readdir; only temporary names are stat'ed).
-void sweep_stale_temporaries_once(const std::string& dir) {
-  static std::mutex mutex;
-  static std::set<std::string> swept;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!swept.insert(dir).second) return;
-  }
-  namespace fs = std::filesystem;
-  const auto now = fs::file_time_type::clock::now();
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename().string().find(kTemporaryInfix) == std::string::npos) continue;
-    std::error_code file_ec;
-    const auto written = fs::last_write_time(it->path(), file_ec);
-    if (!file_ec && now - written > kStaleTemporaryAge) fs::remove(it->path(), file_ec);
-  }
-}
-
 // Reads a whole file and says which file it was.
 bool read_file(const std::string& path, std::vector<char>* bytes, DiskCache::FileId* id) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -92,21 +62,6 @@ bool read_file(const std::string& path, std::vector<char>* bytes, DiskCache::Fil
   return ok;
 }
 
-// Creates `<path>.tmp.<64 random bits>` for writing, exclusively, mode 0644
-// less the umask. Random rather than PID and counter: writers in other
-// processes or containers (where PIDs repeat) never pick the same name.
-int create_temporary(const std::string& path, std::string* temp) {
-  static thread_local std::mt19937_64 random{std::random_device{}()};
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    char suffix[17];
-    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
-    *temp = path + ".tmp." + suffix;
-    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0 || errno != EEXIST) return fd;
-  }
-  return -1;  // errno is EEXIST
-}
-
 // Reports a bad entry and deletes it, so the next compile rewrites it. Only
 // the file that was read is deleted: if another process has renamed a new
 // entry over it meanwhile, that one stays. (A rename between the stat and
@@ -119,20 +74,6 @@ void discard(const std::string& path, const DiskCache::FileId& id, const std::st
       static_cast<uint64_t>(now.st_ino) == id.inode)
     std::remove(path.c_str());
   counters().rejected++;
-}
-
-// "" or why the write failed. A write() that writes nothing sets no errno,
-// so it is reported as a short write, not with a stale errno.
-std::string write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::strerror(errno);
-    if (n == 0) return "short write, " + std::to_string(size) + " bytes not written";
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return "";
 }
 
 }  // namespace
@@ -192,7 +133,7 @@ bool DiskCache::load(const std::string& description, std::vector<char>* payload,
     counters().misses++;
     return false;
   }
-  sweep_stale_temporaries_once(dir_);
+  sweep_stale_temporaries_once(dir_, ".gdrk");
   const std::string path = entry_path(description);
   std::vector<char> file;
   if (!read_file(path, &file, id)) {
@@ -246,30 +187,18 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
   h.payload_size = payload.size();
   h.payload_checksum = fnv1a64(payload.data(), payload.size());
 
-  // Each writer has a temporary file of its own; rename() then replaces the
-  // entry in one step, so a reader sees the old file or the whole new one.
-  // No fsync: a torn file after a crash fails the checks.
+  // One temporary file per writer, renamed over the entry
+  // (write_file_atomically): a reader sees the old file or the whole new
+  // one; a file torn by a crash fails the checks.
   const std::string path = entry_path(description);
-  std::string temp;
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
-  std::string failure;
-  if (ec) {
-    failure = ec.message();
-  } else {
-    sweep_stale_temporaries_once(dir_);
-    const int fd = create_temporary(path, &temp);
-    if (fd < 0) {
-      failure = std::strerror(errno);
-    } else {
-      failure = write_all(fd, reinterpret_cast<const char*>(&h), sizeof h);
-      if (failure.empty()) failure = write_all(fd, key.data(), key.size());
-      if (failure.empty()) failure = write_all(fd, payload.data(), payload.size());
-      if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
-      if (failure.empty() && std::rename(temp.c_str(), path.c_str()) != 0)
-        failure = std::strerror(errno);
-      if (!failure.empty()) std::remove(temp.c_str());
-    }
+  std::string failure = ec.message();
+  if (!ec) {
+    sweep_stale_temporaries_once(dir_, ".gdrk");
+    failure = write_file_atomically(
+        path, {std::string_view(reinterpret_cast<const char*>(&h), sizeof h), key,
+               std::string_view(payload.data(), payload.size())});
   }
   if (!failure.empty()) {
     static std::atomic<bool> reported{false};

@@ -43,14 +43,16 @@ const CompiledKernel& kernel_of(const Plan& p, const KernelSpec& spec) {
                                    : cached_kernel(spec, p.recurrent);
 }
 
-// The kernel `p` names for a call of t's sizes or, if a tuned one does not
-// compile, the default's (the plan of an empty database).
-const CompiledKernel& planned_kernel(const Plan& p, const Tensors& t) {
+// The kernel `p` (planned for `route`) names for a call of t's sizes or, if
+// a tuned one does not compile, what `route` runs untuned (the plan of an
+// empty database: for auto, the recurrent default, not the route the tuned
+// plan had picked).
+const CompiledKernel& planned_kernel(Route route, const Plan& p, const Tensors& t) {
   const KernelSpec spec{t.K, t.V};
   const CompiledKernel& compiled = kernel_of(p, spec);
   if (compiled.status || !p.tuned) return compiled;
   warn_tuned_failed(p, spec, compiled.status);
-  return kernel_of(plan(TuningDb(), p.route, t.K, t.V, t.T, 1), spec);
+  return kernel_of(plan(TuningDb(), route, t.K, t.V, t.T, 1), spec);
 }
 
 }  // namespace
@@ -60,7 +62,7 @@ const CompiledKernel& planned_kernel(const Plan& p, const Tensors& t) {
 // threads; 0.18 ms on 1).
 Status run_planned(Route route, const Tensors& t, const Options& options) {
   if (Status s = validate(t); !s) return s;  // a bad call pays no compile
-  const CompiledKernel& compiled = planned_kernel(plan(route, t, options.threads), t);
+  const CompiledKernel& compiled = planned_kernel(route, plan(route, t, options.threads), t);
   return compiled.status ? execute(compiled.kernel, t, options) : compiled.status;
 }
 

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gdr/compiler/atomic_file.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/recurrent.h"
@@ -84,7 +85,10 @@ std::string trimmed(const std::string& line) {
   return line.substr(first, line.find_last_not_of(space) + 1 - first);
 }
 
-// Why `r` (parsed) cannot compile on `host`, or "".
+// Why `r` (parsed) does not fit `host`, or "": a recurrent schedule the
+// verifier rejects would fail to compile; a chunked one wider than the
+// host's vectors would compile (Halide splits the vectors) but was measured
+// on other hardware (the same CPU name with AVX-512 masked, say).
 std::string why_not_on(const TuningRecord& r, const Target& host) {
   if (r.route == Route::Recurrent) {
     Status s = check_recurrent_schedule(KernelSpec{r.K, r.V}, r.recurrent, host);
@@ -92,7 +96,7 @@ std::string why_not_on(const TuningRecord& r, const Target& host) {
   }
   if (std::string why = r.chunked.check(); !why.empty()) return why;
   if (r.chunked.vector_width * 32 > host.vector_bits)
-    return "vector width " + std::to_string(r.chunked.vector_width) + " needs " +
+    return "vector width " + std::to_string(r.chunked.vector_width) + " was tuned for " +
            std::to_string(r.chunked.vector_width * 32) + "-bit vectors, the host has " +
            std::to_string(host.vector_bits);
   return "";
@@ -152,33 +156,12 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec) return Status::error(path + ": cannot create its folder: " + ec.message());
-  // Same folder, so the rename is atomic; mkstemp's unique name keeps
-  // writers (and anything already at a guessable name) apart.
-  std::string temp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return Status::error(path + ": cannot create a temporary file next to it: " +
-                                   std::strerror(errno));
-  ::fchmod(fd, 0644);  // mkstemp makes it 0600; the database is not secret
   std::string text = std::string(kTuningDbHeader) + "\n" + kColumns + "\n";
   for (const TuningRecord& r : records) text += tuning_record_line(r) + "\n";
-  bool written = true;
-  for (size_t done = 0; written && done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    written = n > 0;
-    if (written) done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) written = false;
-  if (!written) {
-    fs::remove(temp, ec);
-    return Status::error(path + ": write failed");
-  }
-  fs::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    return Status::error(path + ": cannot replace it: " + ec.message());
-  }
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  sweep_stale_temporaries_once(dir, target.filename().string());
+  if (std::string failure = write_file_atomically(path, {text}); !failure.empty())
+    return Status::error(path + ": cannot write it: " + failure);
   return Status::ok();
 }
 
@@ -207,7 +190,7 @@ TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
     if (why.empty())
       index_[Key{r.route, r.K, r.V, r.threads}].push_back(i);
     else
-      skipped_.push_back("record '" + tuning_record_line(r) + "' cannot compile on this host: " + why);
+      skipped_.push_back("record '" + tuning_record_line(r) + "' does not fit this host: " + why);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 namespace gdr {
@@ -40,10 +41,38 @@ bool poll_until(Ready ready) {
 
 }  // namespace
 
+namespace {
+
+// CPUs a cgroup quota allows (cgroup v2 cpu.max, else v1 cfs quota/period,
+// as containers see their own cgroup at /sys/fs/cgroup), 0 if none is set.
+int cgroup_cpu_limit() {
+  long long quota = 0, period = 0;
+  if (FILE* f = std::fopen("/sys/fs/cgroup/cpu.max", "r")) {
+    if (std::fscanf(f, "%lld %lld", &quota, &period) != 2) quota = 0;  // "max 100000": none
+    std::fclose(f);
+  } else if (FILE* q = std::fopen("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "r")) {
+    if (std::fscanf(q, "%lld", &quota) != 1) quota = 0;
+    std::fclose(q);
+    if (FILE* p = std::fopen("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "r")) {
+      if (std::fscanf(p, "%lld", &period) != 1) period = 0;
+      std::fclose(p);
+    }
+  }
+  if (quota <= 0 || period <= 0) return 0;
+  return static_cast<int>(std::max<long long>(1, (quota + period - 1) / period));
+}
+
+}  // namespace
+
 int ThreadPool::usable_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  static const int cpus = [] {
+    int n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) n = std::max(1, CPU_COUNT(&set));
+    if (const int limit = cgroup_cpu_limit(); limit > 0) n = std::min(n, limit);
+    return n;
+  }();
+  return cpus;
 }
 
 ThreadPool::ThreadPool(int workers) : poll_(std::max(1, workers) <= usable_cpus()) {

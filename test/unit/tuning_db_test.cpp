@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -77,6 +79,24 @@ TEST_F(TuningDbTest, RoundTripsThroughTheFile) {
   std::string first;
   std::getline(in, first);
   EXPECT_EQ(first, kTuningDbHeader);
+}
+
+// The file gets the umask's mode (the database is not secret, but a user
+// who asked for private files gets them), and a dead writer's temporary
+// file from long ago is swept while a live one's stays.
+TEST_F(TuningDbTest, WritesFollowTheUmaskAndSweepDeadWritersTemporaries) {
+  namespace fs = std::filesystem;
+  const std::string stale = path("tuning.db.tmp.0123456789abcdef");
+  const std::string fresh = path("tuning.db.tmp.fedcba9876543210");
+  for (const std::string& f : {stale, fresh}) std::ofstream(f) << "x";
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  const mode_t old_mask = umask(077);
+  const Status s = write_tuning_db(path("tuning.db"), {record("h", 0, 22, 1, Route::Recurrent, "w8-vt8-u1-p2", 5)});
+  umask(old_mask);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(fs::status(path("tuning.db")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(fresh));
 }
 
 TEST_F(TuningDbTest, MissingFileIsEmptyAFolderIsAnError) {
@@ -231,7 +251,10 @@ TEST(TuningDbLookup, DefaultTileFitsV) {
     const RecurrentSchedule decode = plan(empty, Route::Recurrent, 16, V, 1, 1).recurrent;
     const RecurrentSchedule prefill = plan(empty, Route::Recurrent, 16, V, 512, 1).recurrent;
     const int64_t w = decode.vector_width;
-    EXPECT_EQ(decode.v_tile, std::max(w, std::min(8 * w, V / w * w))) << V;
+    EXPECT_EQ(decode.v_tile % w, 0) << V;
+    EXPECT_GE(decode.v_tile, w) << V;
+    EXPECT_LE(decode.v_tile, std::max(w, V)) << V;
+    if (V >= 8 * w) EXPECT_EQ(decode.v_tile, 8 * w) << V;
     EXPECT_LE(prefill.v_tile, std::max(w, V)) << V;
     if (V <= w) EXPECT_EQ(decode, prefill) << V;  // one kernel, not two
   }

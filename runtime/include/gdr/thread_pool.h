@@ -23,7 +23,9 @@ class ThreadPool {
   // The process-wide pool: one worker per CPU this process may run on.
   static ThreadPool& shared();
 
-  // CPUs this process may run on (its affinity mask; cpusets included).
+  // CPUs this process may run on: its affinity mask (cpusets included),
+  // capped by a cgroup CPU quota (a container limited to 2 CPUs on a big
+  // host). Read once per process.
   static int usable_cpus();
 
   int size() const { return static_cast<int>(workers_.size()); }
@@ -41,7 +43,8 @@ class ThreadPool {
   // part are woken. While the pool has no more threads than usable CPUs,
   // idle threads poll for a short while before they sleep, so back-to-back
   // calls do not pay a wake-up. Calls from several threads at once are
-  // serialised.
+  // serialised. Tasks must not throw (the runtime's tasks call C kernels): an
+  // exception would leave the job half run.
   bool parallel_for(int64_t n, int max_workers, int64_t scratch_floats, const Task& task);
 
  private:

@@ -1,0 +1,81 @@
+#include "gdr/compiler/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <set>
+#include <utility>
+
+namespace gdr::compiler {
+namespace {
+
+constexpr char kTemporaryInfix[] = ".tmp.";
+constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
+
+int create_temporary(const std::string& path, std::string* temp) {
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
+    *temp = path + kTemporaryInfix + suffix;
+    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;  // errno is EEXIST
+}
+
+// "" or why the write failed. A write() that writes nothing sets no errno,
+// so it is reported as a short write, not with a stale errno.
+std::string write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::strerror(errno);
+    if (n == 0) return "short write, " + std::to_string(data.size()) + " bytes not written";
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts) {
+  std::string temp;
+  const int fd = create_temporary(path, &temp);
+  if (fd < 0) return std::strerror(errno);
+  std::string failure;
+  for (std::string_view part : parts)
+    if (failure.empty()) failure = write_all(fd, part);
+  if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
+  if (failure.empty() && std::rename(temp.c_str(), path.c_str()) != 0) failure = std::strerror(errno);
+  if (!failure.empty()) std::remove(temp.c_str());
+  return failure;
+}
+
+void sweep_stale_temporaries_once(const std::string& dir, const std::string& ending) {
+  static std::mutex mutex;
+  static std::set<std::pair<std::string, std::string>> swept;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!swept.insert({dir, ending}).second) return;
+  }
+  const std::string infix = ending + kTemporaryInfix;
+  namespace fs = std::filesystem;
+  const auto now = fs::file_time_type::clock::now();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().find(infix) == std::string::npos) continue;
+    std::error_code file_ec;
+    const auto written = fs::last_write_time(it->path(), file_ec);
+    if (!file_ec && now - written > kStaleTemporaryAge) fs::remove(it->path(), file_ec);
+  }
+}
+
+}  // namespace gdr::compiler
