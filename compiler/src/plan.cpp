@@ -17,7 +17,10 @@ namespace {
 // tile to stay in L1 (default schedule). Measured with gdr-bench, H = 32,
 // K = V = 128, 1 thread: T = 1 takes 0.167 ms with 8 vectors per tile
 // against 0.203 ms with the default 4; 2 threads (2026-11-30): 0.072 ms with
-// 8 vectors, 0.084-0.088 with 4, 0.103 with 2.
+// 8 vectors, 0.084-0.088 with 4, 0.103 with 2. Where the wide tile stops
+// paying (gdr-tune --H 32 --T 2,4,8,16 --threads 1 --widths 16, 2026-11-30,
+// 8 against 4 vectors): T = 2 0.221 / 0.255 ms, T = 4 0.299-0.313 /
+// 0.289-0.306, T = 8 0.484 / 0.390-0.425, T = 16 0.838 / 0.585-0.613.
 constexpr int64_t kDecodeTokens = 2;
 
 // The untuned recurrent schedule. default_recurrent_schedule asks the attach
