@@ -1,0 +1,86 @@
+// The recurrent route as an AOT user gets it: the object and header from
+// gdr-compile (no compiler in the program), a gdr::Kernel built from the
+// header's constants, run through gdr::execute. Same code as the JIT build
+// of the same schedule for the host, so the same bits; within the contract.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "gdr/compiler/recurrent.h"
+#include "recurrent_k40_v72.h"
+#include "route_tester.h"
+
+#define AOT_NAME gdr_recurrent_f32_k40_v72__w8_vt32_u3_p1
+
+namespace gdr::test {
+namespace {
+
+#define AOT_CONSTANT(suffix) AOT_CONSTANT_(AOT_NAME, suffix)
+#define AOT_CONSTANT_(name, suffix) AOT_CONSTANT__(name, suffix)
+#define AOT_CONSTANT__(name, suffix) name##_##suffix
+
+Kernel aot_kernel() {
+  Kernel k;
+  k.name = "aot w8-vt32-u3-p1";
+  k.fn = AOT_NAME;
+  k.K = AOT_CONSTANT(K);
+  k.V = AOT_CONSTANT(V);
+  k.column_align = AOT_CONSTANT(column_align);
+  const int64_t scratch = AOT_CONSTANT(scratch_floats);
+  k.scratch_floats = [scratch](int64_t, int64_t, int64_t) { return scratch; };
+  return k;
+}
+
+TEST(RecurrentAot, HeaderDescribesTheKernel) {
+  EXPECT_EQ(AOT_CONSTANT(K), 40);
+  EXPECT_EQ(AOT_CONSTANT(V), 72);
+  EXPECT_EQ(AOT_CONSTANT(column_align), 8);
+  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * (32 + 2));
+}
+
+TEST(RecurrentAot, SameBitsAsJitAndWithinContract) {
+  Kernel jit;
+  ASSERT_TRUE(compiler::compiled_recurrent_kernel({40, 72}, {8, 32, 3, 1}, &jit));
+  for (int64_t T : {0, 1, 2, 33})
+    for (DecayRegime d : {DecayRegime::Uniform, DecayRegime::Zeros, DecayRegime::One}) {
+      Problem a = make_problem(2, 3, T, 40, 72, {d, BetaRegime::Uniform, true, 5});
+      Problem b = a;
+      Options o;
+      o.threads = 2;
+      o.column_parts = 2;  // heads split at column_align
+      ASSERT_TRUE(execute(aot_kernel(), a.tensors(), o));
+      ASSERT_TRUE(execute(jit, b.tensors(), o));
+      EXPECT_EQ(a.out, b.out) << "T=" << T << " " << " decay regime " << static_cast<int>(d);
+      EXPECT_EQ(a.final_state, b.final_state) << "T=" << T << " " << " decay regime " << static_cast<int>(d);
+      if (T > 0) EXPECT_LE(relative_error(a, reference_f64(a)), 1e-4) << "T=" << T << " " << " decay regime " << static_cast<int>(d);
+    }
+}
+
+// Called directly (not through gdr::execute), the entry point still refuses
+// sizes it was not built for (1) and a short scratch (2), writing nothing.
+TEST(RecurrentAot, EntryRefusesOtherSizesAndShortScratch) {
+  Problem p = make_problem(1, 1, 3, 40, 72);
+  const std::vector<float> out_before = p.out;
+  const Tensors t = p.tensors();
+  std::vector<float> scratch(AOT_CONSTANT(scratch_floats));
+  gdr_kernel_args a{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
+                    t.final_state, t.T, t.K, t.V, 0, 1, 0, t.V, scratch.data(),
+                    static_cast<int64_t>(scratch.size())};
+  gdr_kernel_args wrong_k = a;
+  wrong_k.K = 41;
+  EXPECT_EQ(AOT_NAME(&wrong_k), 1);
+  gdr_kernel_args short_scratch = a;
+  short_scratch.scratch_floats = AOT_CONSTANT(scratch_floats) - 1;
+  EXPECT_EQ(AOT_NAME(&short_scratch), 2);
+  // Compared as bytes: out starts filled with NaN.
+  auto unchanged = [&] {
+    return std::memcmp(p.out.data(), out_before.data(), out_before.size() * sizeof(float)) == 0;
+  };
+  EXPECT_TRUE(unchanged());
+  EXPECT_EQ(AOT_NAME(&a), 0);
+  EXPECT_FALSE(unchanged());
+}
+
+}  // namespace
+}  // namespace gdr::test
