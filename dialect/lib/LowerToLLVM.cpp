@@ -105,6 +105,23 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 0)});
 }
 
+// Adds `llvm.mlir.global constant @<entry.name>_info`: the kernel's facts in
+// the layout of gdr_kernel_info_field (kernel_abi.h), for loaders without a
+// compiler. Column ranges may start at any multiple of the vector width.
+void addInfo(ModuleOp module, const Entry& entry) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  constexpr int64_t kAbiVersion = 1;  // GDR_KERNEL_ABI_VERSION
+  const SmallVector<int64_t> info = {kAbiVersion, entry.K, entry.V, entry.vectorBits / 32,
+                                     entry.scratchFloats};
+  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), info.size());
+  auto value = DenseElementsAttr::get(
+      RankedTensorType::get({static_cast<int64_t>(info.size())}, b.getI64Type()),
+      ArrayRef<int64_t>(info));
+  b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::External,
+                           entry.name + "_info", value);
+}
+
 // The schedule's vector width as LLVM function attributes: without them
 // LLVM splits 512-bit vectors on CPUs that prefer 256-bit ones (Ice Lake).
 void requireVectorWidth(ModuleOp module, const Entry& e) {
@@ -169,6 +186,7 @@ struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
         body->removeAttr("sym_visibility");
       }
       addEntryPoint(module, e);
+      addInfo(module, e);
       if (e.vectorBits > 0) requireVectorWidth(module, e);
     }
   }

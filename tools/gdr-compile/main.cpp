@@ -11,6 +11,7 @@
 #include "../common/flags.h"
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/shared_object.h"
 
 namespace {
 
@@ -18,6 +19,7 @@ const char kUsage[] =
     "usage: gdr-compile --route recurrent --K N --V N --out PREFIX\n"
     "                   [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
     "                   [--triple T --cpu C --features F --vector-bits 512] [--emit object|mlir]\n"
+    "                   [--shared 1: also link PREFIX.so for gdr::load_kernel (ld.lld)]\n"
     "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir); schedule flags default to the\n"
     "         target's default schedule, target flags to the host\n"
     "       gdr-compile --route chunked --K N --V N --out PREFIX [--schedule c16-w16]\n"
@@ -30,7 +32,7 @@ const char kUsage[] =
 const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
                                                "--triple", "--cpu", "--features", "--vector-bits",
-                                               "--emit"};
+                                               "--emit", "--shared"};
 const std::set<std::string> kChunkedFlags = {"--schedule", "--target", "--scheduler", "--name",
                                              "--asm"};
 
@@ -58,9 +60,12 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
                         flags.integer("--prefetch", 0, 1024, &schedule.prefetch)})
     if (!s) return fail(s.message());
 
+  int64_t shared = 0;
+  if (gdr::Status s = flags.integer("--shared", 0, 1, &shared); !s) return fail(s.message());
   const std::string prefix = flags.get("--out");
   const std::string name = gdr::compiler::recurrent_kernel_name(spec, schedule);
   const std::string emit = flags.get("--emit", "object");
+  if (shared && emit != "object") return fail("--shared: needs --emit object");
   if (emit == "mlir") {
     std::ofstream out(prefix + ".mlir", std::ios::trunc);
     out << gdr::compiler::recurrent_module_text(spec, schedule, target);
@@ -85,8 +90,16 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
       << "enum {\n  " << name << "_K = " << spec.K << ",\n  " << name << "_V = " << spec.V
       << ",\n  " << name << "_column_align = " << schedule.vector_width << ",\n  " << name
       << "_scratch_floats = " << spec.K * (schedule.v_tile + 2) << "\n};\n"
+      << "// The same facts in the object, for loaders (kernel_abi.h).\n"
+      << "extern const int64_t " << name << "_info[GDR_KERNEL_INFO_FIELDS];\n"
       << "#ifdef __cplusplus\n}\n#endif\n";
+    o.close();
+    h.close();
     if (!o || !h) return fail("--out: cannot write " + prefix + ".o / .h");
+    if (shared) {
+      if (gdr::Status s = gdr::compiler::link_shared_object(prefix + ".o", prefix + ".so"); !s)
+        return fail("--shared: " + s.message());
+    }
   } else {
     return fail("--emit: expected object or mlir, got '" + emit + "'");
   }

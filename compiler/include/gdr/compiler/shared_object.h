@@ -1,0 +1,17 @@
+// Links a kernel object into a shared object that gdr::load_kernel (the
+// runtime, no compiler) can dlopen.
+#pragma once
+
+#include <string>
+
+#include "gdr/status.h"
+
+namespace gdr::compiler {
+
+// Runs LLVM's ld.lld (ld.lld-14, else ld.lld, from PATH: Debian's lld-14)
+// as `ld.lld -shared -o so_path object_path`. The object must be position
+// independent, as every object this compiler emits is. libc symbols the
+// kernel uses (memcpy, memset) stay undefined and bind at dlopen.
+Status link_shared_object(const std::string& object_path, const std::string& so_path);
+
+}  // namespace gdr::compiler

@@ -1,0 +1,22 @@
+// Loads a generated kernel from a shared object (gdr-compile --shared 1)
+// with no compiler in the program: dlopen, then the entry point and its
+// `<symbol>_info` (kernel_abi.h) describe everything gdr::Kernel needs.
+#pragma once
+
+#include <string>
+
+#include "gdr/runtime.h"
+#include "gdr/status.h"
+
+namespace gdr {
+
+// Fills `*kernel` from `path`'s kernel `symbol` (its name, e.g.
+// gdr_recurrent_f32_k128_v128__w16_vt64_u1_p2). The library stays loaded
+// for the life of the process. A file that is no shared object, lacks the
+// symbol or its info, or was built for another kernel ABI gives an error
+// naming the file and leaves `*kernel` untouched. A shared object runs
+// native code: load only files you trust (the kernel cache, which checks
+// its entries, is for JIT builds).
+Status load_kernel(const std::string& path, const std::string& symbol, Kernel* kernel);
+
+}  // namespace gdr
