@@ -5,22 +5,34 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <vector>
 
 extern char** environ;
 
 namespace gdr::compiler {
 
+namespace {
+
+// A path the linker cannot take for an option.
+std::string file_argument(const std::string& path) {
+  return !path.empty() && path[0] == '-' ? "./" + path : path;
+}
+
+}  // namespace
+
 Status link_shared_object(const std::string& object_path, const std::string& so_path) {
+  const std::string soname = so_path.substr(so_path.find_last_of('/') + 1);
   std::string tried;
   for (const char* linker : {"ld.lld-14", "ld.lld"}) {
-    std::vector<std::string> words = {linker, "-shared", "-o", so_path, object_path};
+    std::vector<std::string> words = {linker, "-shared", "-soname", soname, "-o",
+                                      file_argument(so_path), file_argument(object_path)};
     std::vector<char*> argv;
     for (std::string& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
     const int spawned = posix_spawnp(&pid, linker, nullptr, nullptr, argv.data(), environ);
-    if (spawned == ENOENT) {
+    if (spawned == ENOENT || spawned == EACCES) {
       tried += std::string(tried.empty() ? "" : ", ") + linker;
       continue;
     }
@@ -30,6 +42,8 @@ Status link_shared_object(const std::string& object_path, const std::string& so_
     while (waitpid(pid, &status, 0) < 0)
       if (errno != EINTR) return Status::error(std::string("lost ") + linker + ": " + std::strerror(errno));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::ok();
+    if (WIFSIGNALED(status))
+      return Status::error(std::string(linker) + " was killed by signal " + std::to_string(WTERMSIG(status)));
     return Status::error(std::string(linker) + " could not link " + so_path + " from " + object_path +
                          " (its message is above)");
   }

@@ -13,6 +13,7 @@
 #include <mlir/Transforms/DialectConversion.h>
 
 #include "PassDetail.h"
+#include "gdr/kernel_abi.h"
 
 namespace mlir::gdr {
 namespace {
@@ -111,9 +112,13 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
 void addInfo(ModuleOp module, const Entry& entry) {
   OpBuilder b(module.getContext());
   b.setInsertionPointToEnd(module.getBody());
-  constexpr int64_t kAbiVersion = 1;  // GDR_KERNEL_ABI_VERSION
-  const SmallVector<int64_t> info = {kAbiVersion, entry.K, entry.V, entry.vectorBits / 32,
-                                     entry.scratchFloats};
+  SmallVector<int64_t> info(GDR_KERNEL_INFO_FIELDS, 0);
+  info[GDR_INFO_ABI_VERSION] = GDR_KERNEL_ABI_VERSION;
+  info[GDR_INFO_K] = entry.K;
+  info[GDR_INFO_V] = entry.V;
+  info[GDR_INFO_COLUMN_ALIGN] = entry.vectorBits / 32;
+  info[GDR_INFO_SCRATCH_FLOATS] = entry.scratchFloats;
+  info[GDR_INFO_VECTOR_BITS] = entry.vectorBits;
   auto type = LLVM::LLVMArrayType::get(b.getI64Type(), info.size());
   auto value = DenseElementsAttr::get(
       RankedTensorType::get({static_cast<int64_t>(info.size())}, b.getI64Type()),

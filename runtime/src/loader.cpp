@@ -7,31 +7,54 @@
 #include "gdr/kernel_abi.h"
 
 namespace gdr {
+namespace {
+
+// Whether this CPU runs vectors of `bits` (a library built for the host runs
+// the host's widest vectors: on an older CPU they would be illegal
+// instructions, not an error).
+bool cpu_runs(int64_t bits) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (bits == 512) return __builtin_cpu_supports("avx512f");
+  if (bits == 256) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return bits == 128 || bits == 0;
+#else
+  return true;
+#endif
+}
+
+}  // namespace
 
 Status load_kernel(const std::string& path, const std::string& symbol, Kernel* kernel) {
+  if (path.empty()) return Status::error("kernel library path is empty");
+  // dlopen searches the library path for a bare name; a file name means a file.
+  const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // RTLD_LOCAL: two libraries may hold kernels of the same name.
-  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char* why = dlerror();
     return Status::error("cannot load kernel library " + path + ": " + (why ? why : "unknown error"));
   }
-  auto fn = reinterpret_cast<gdr_kernel_fn>(dlsym(library, symbol.c_str()));
-  auto info = static_cast<const int64_t*>(dlsym(library, (symbol + "_info").c_str()));
   auto fail = [&](const std::string& why) {
     dlclose(library);
     return Status::error(path + ": " + why);
   };
-  if (!fn || !info) return fail("no kernel '" + symbol + "' (entry point and " + symbol + "_info)");
+  auto fn = reinterpret_cast<gdr_kernel_fn>(dlsym(library, symbol.c_str()));
+  if (!fn) return fail("no kernel '" + symbol + "'");
+  auto info = static_cast<const int64_t*>(dlsym(library, (symbol + "_info").c_str()));
+  if (!info) return fail("kernel '" + symbol + "' has no " + symbol + "_info (built before it existed?)");
   if (info[GDR_INFO_ABI_VERSION] != GDR_KERNEL_ABI_VERSION)
     return fail("kernel '" + symbol + "' was built for kernel ABI version " +
                 std::to_string(info[GDR_INFO_ABI_VERSION]) + ", this runtime speaks " +
                 std::to_string(GDR_KERNEL_ABI_VERSION));
-  const int64_t K = info[GDR_INFO_K], V = info[GDR_INFO_V];
+  const int64_t K = info[GDR_INFO_K], V = info[GDR_INFO_V], bits = info[GDR_INFO_VECTOR_BITS];
   const int64_t align = info[GDR_INFO_COLUMN_ALIGN], scratch = info[GDR_INFO_SCRATCH_FLOATS];
   if (K <= 0 || V <= 0 || align < 0 || scratch < 0)
     return fail("kernel '" + symbol + "' has an impossible description (K=" + std::to_string(K) +
                 ", V=" + std::to_string(V) + ", column_align=" + std::to_string(align) +
                 ", scratch_floats=" + std::to_string(scratch) + ")");
+  if (!cpu_runs(bits))
+    return fail("kernel '" + symbol + "' uses " + std::to_string(bits) +
+                "-bit vectors, which this CPU does not run (build it for this CPU)");
   Kernel k;
   k.name = symbol;
   k.fn = fn;

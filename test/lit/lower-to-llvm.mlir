@@ -31,6 +31,7 @@
 // CHECK: %[[OK:.*]] = llvm.mlir.constant(0 : i32)
 // CHECK-NEXT: llvm.return %[[OK]] : i32
 // The kernel's facts for loaders (kernel_abi.h, gdr_kernel_info_field): ABI
-// version, K, V, column alignment (the vector width), scratch floats.
-// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[1, 64, 80, 16, 4224]> : tensor<5xi64>) : !llvm.array<5 x i64>
+// version, K, V, column alignment (the vector width), scratch floats,
+// vector bits.
+// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[1, 64, 80, 16, 4224, 512]> : tensor<6xi64>) : !llvm.array<6 x i64>
 gdr.kernel @gdr_k64_v80 problem <k = 64, v = 80, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>

@@ -1,5 +1,6 @@
 // The recurrent route as an AOT user gets it: the object and header from
-// gdr-compile (no compiler in the program), a gdr::Kernel built from the
+// gdr-compile (which need no compiler in the program; this test links the
+// compiler only to compare with the JIT build), a gdr::Kernel built from the
 // header's constants, run through gdr::execute. Same code as the JIT build
 // of the same schedule for the host, so the same bits; within the contract.
 #include <gtest/gtest.h>
@@ -32,11 +33,19 @@ Kernel aot_kernel() {
   return k;
 }
 
-TEST(RecurrentAot, HeaderDescribesTheKernel) {
+TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   EXPECT_EQ(AOT_CONSTANT(K), 40);
   EXPECT_EQ(AOT_CONSTANT(V), 72);
   EXPECT_EQ(AOT_CONSTANT(column_align), 8);
   EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * (32 + 2));
+  // The object's info (kernel_abi.h), declared by the header, says the same.
+  const int64_t* info = AOT_CONSTANT(info);
+  EXPECT_EQ(info[GDR_INFO_ABI_VERSION], GDR_KERNEL_ABI_VERSION);
+  EXPECT_EQ(info[GDR_INFO_K], AOT_CONSTANT(K));
+  EXPECT_EQ(info[GDR_INFO_V], AOT_CONSTANT(V));
+  EXPECT_EQ(info[GDR_INFO_COLUMN_ALIGN], AOT_CONSTANT(column_align));
+  EXPECT_EQ(info[GDR_INFO_SCRATCH_FLOATS], AOT_CONSTANT(scratch_floats));
+  EXPECT_EQ(info[GDR_INFO_VECTOR_BITS], 8 * 32);
 }
 
 TEST(RecurrentAot, SameBitsAsJitAndWithinContract) {
@@ -53,7 +62,11 @@ TEST(RecurrentAot, SameBitsAsJitAndWithinContract) {
       ASSERT_TRUE(execute(jit, b.tensors(), o));
       EXPECT_EQ(a.out, b.out) << "T=" << T << " " << " decay regime " << static_cast<int>(d);
       EXPECT_EQ(a.final_state, b.final_state) << "T=" << T << " " << " decay regime " << static_cast<int>(d);
-      if (T > 0) EXPECT_LE(relative_error(a, reference_f64(a)), 1e-4) << "T=" << T << " " << " decay regime " << static_cast<int>(d);
+      if (T > 0) {
+        Problem c = make_problem(2, 3, T, 40, 72, {d, BetaRegime::Uniform, true, 5});
+        expect_within_contract(c, o, "AOT T=" + std::to_string(T),
+                               [](const Tensors& t, const Options& opt) { return execute(aot_kernel(), t, opt); });
+      }
     }
 }
 
@@ -67,15 +80,21 @@ TEST(RecurrentAot, EntryRefusesOtherSizesAndShortScratch) {
   gdr_kernel_args a{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
                     t.final_state, t.T, t.K, t.V, 0, 1, 0, t.V, scratch.data(),
                     static_cast<int64_t>(scratch.size())};
+  const std::vector<float> state_before = p.final_state;
   gdr_kernel_args wrong_k = a;
   wrong_k.K = 41;
   EXPECT_EQ(AOT_NAME(&wrong_k), 1);
+  gdr_kernel_args wrong_v = a;
+  wrong_v.V = 73;
+  EXPECT_EQ(AOT_NAME(&wrong_v), 1);
   gdr_kernel_args short_scratch = a;
   short_scratch.scratch_floats = AOT_CONSTANT(scratch_floats) - 1;
   EXPECT_EQ(AOT_NAME(&short_scratch), 2);
-  // Compared as bytes: out starts filled with NaN.
+  // Compared as bytes: the outputs start filled with NaN.
   auto unchanged = [&] {
-    return std::memcmp(p.out.data(), out_before.data(), out_before.size() * sizeof(float)) == 0;
+    return std::memcmp(p.out.data(), out_before.data(), out_before.size() * sizeof(float)) == 0 &&
+           std::memcmp(p.final_state.data(), state_before.data(),
+                       state_before.size() * sizeof(float)) == 0;
   };
   EXPECT_TRUE(unchanged());
   EXPECT_EQ(AOT_NAME(&a), 0);

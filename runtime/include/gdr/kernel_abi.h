@@ -38,16 +38,17 @@ typedef struct gdr_kernel_args {
 /* Returns 0 on success, non-zero if the kernel cannot run these arguments. */
 typedef int32_t (*gdr_kernel_fn)(const gdr_kernel_args* args);
 
-/* A generated kernel with entry point `<name>` also exports `<name>_info`,
- * GDR_KERNEL_INFO_FIELDS int64_t values indexed by gdr_kernel_info_field, so
- * that a program can load it from a shared object and run it with no
- * compiler at hand (gdr::load_kernel). */
+/* A generated recurrent kernel with entry point `<name>` also exports
+ * `<name>_info`, GDR_KERNEL_INFO_FIELDS int64_t values indexed by
+ * gdr_kernel_info_field, so that a program can load it from a shared object
+ * and run it with no compiler at hand (gdr::load_kernel). */
 enum gdr_kernel_info_field {
-  GDR_INFO_ABI_VERSION,   /* GDR_KERNEL_ABI_VERSION it was built for */
-  GDR_INFO_K,             /* the K and V it was built for */
+  GDR_INFO_ABI_VERSION,    /* GDR_KERNEL_ABI_VERSION it was built for */
+  GDR_INFO_K,              /* the K and V it was built for */
   GDR_INFO_V,
-  GDR_INFO_COLUMN_ALIGN,  /* column ranges may start at its multiples */
+  GDR_INFO_COLUMN_ALIGN,   /* column ranges may start at its multiples */
   GDR_INFO_SCRATCH_FLOATS, /* scratch per worker, whatever T is */
+  GDR_INFO_VECTOR_BITS,    /* widest vectors it uses: 128, 256 or 512 */
   GDR_KERNEL_INFO_FIELDS
 };
 

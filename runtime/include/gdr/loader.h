@@ -10,13 +10,16 @@
 
 namespace gdr {
 
-// Fills `*kernel` from `path`'s kernel `symbol` (its name, e.g.
-// gdr_recurrent_f32_k128_v128__w16_vt64_u1_p2). The library stays loaded
-// for the life of the process. A file that is no shared object, lacks the
-// symbol or its info, or was built for another kernel ABI gives an error
-// naming the file and leaves `*kernel` untouched. A shared object runs
-// native code: load only files you trust (the kernel cache, which checks
-// its entries, is for JIT builds).
+// Fills `*kernel` from the kernel `symbol` (its name, e.g.
+// gdr_recurrent_f32_k128_v128__w16_vt64_u1_p2) of the file `path` (a bare
+// file name is in the current folder, not looked up like a system library).
+// The library stays loaded for the life of the process. A file that is no
+// shared object, lacks the symbol or its info, was built for another kernel
+// ABI or uses vectors this CPU lacks gives an error naming the file and
+// leaves `*kernel` untouched. A library is built for one CPU (gdr-compile's
+// target, by default the host): other CPU features it may use are not
+// checked. A shared object runs native code: load only files you trust (the
+// kernel cache, which checks its entries, is for JIT builds).
 Status load_kernel(const std::string& path, const std::string& symbol, Kernel* kernel);
 
 }  // namespace gdr

@@ -9,7 +9,7 @@
 namespace gdr::compiler {
 
 // Runs LLVM's ld.lld (ld.lld-14, else ld.lld, from PATH: Debian's lld-14)
-// as `ld.lld -shared -o so_path object_path`. The object must be position
+// as `ld.lld -shared -soname <file name> -o so_path object_path`. The object must be position
 // independent, as every object this compiler emits is. libc symbols the
 // kernel uses (memcpy, memset) stay undefined and bind at dlopen.
 Status link_shared_object(const std::string& object_path, const std::string& so_path);
