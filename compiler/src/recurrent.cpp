@@ -183,9 +183,7 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
   // masks the ragged end.
   kernel->column_align = schedule.vector_width;
   kernel->max_threads = 0;
-  // The tile, packed, between tokens, then dk and dq of one token (the
-  // entry point checks the size, gdr.scratch_floats).
-  const int64_t scratch = spec.K * (schedule.v_tile + 2);
+  const int64_t scratch = recurrent_scratch_floats(spec, schedule);
   kernel->scratch_floats = [scratch](int64_t, int64_t, int64_t) { return scratch; };
   return Status::ok();
 }

@@ -60,12 +60,19 @@ Candidate wrong_candidate() {
   return c;
 }
 
-TEST(Tuner, WrongCandidateIsExcludedAndNeverChosen) {
+// A tiny recurrent-only search: two heads of 16 x 16, width 4, a millisecond
+// per candidate.
+TuneOptions tiny_recurrent_options() {
   TuneOptions o;
   o.B = 1, o.H = 2, o.K = 16, o.V = 16;
   o.routes = {Route::Recurrent};
   o.widths = {4};
   o.seconds_per_candidate = 0.001;
+  return o;
+}
+
+TEST(Tuner, WrongCandidateIsExcludedAndNeverChosen) {
+  TuneOptions o = tiny_recurrent_options();
   o.extra = {wrong_candidate()};
   Checker checker(o.K, o.V, 1);
   const CaseResult c = tune_case(o, 3, 1, checker);
@@ -96,11 +103,7 @@ TEST(Tuner, WrongCandidateIsExcludedAndNeverChosen) {
 // A candidate whose run fails: error +inf in the check, null in the JSON
 // (which has no inf), never timed.
 TEST(Tuner, FailingCandidateGivesValidJson) {
-  TuneOptions o;
-  o.B = 1, o.H = 2, o.K = 16, o.V = 16;
-  o.routes = {Route::Recurrent};
-  o.widths = {4};
-  o.seconds_per_candidate = 0.001;
+  TuneOptions o = tiny_recurrent_options();
   Candidate failing;
   failing.route = Route::Recurrent;
   failing.schedule = "fails";

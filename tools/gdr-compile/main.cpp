@@ -89,7 +89,7 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
       << "/* For gdr::Kernel: K, V, column_align, scratch_floats (K * (v_tile + 2)). */\n"
       << "enum {\n  " << name << "_K = " << spec.K << ",\n  " << name << "_V = " << spec.V
       << ",\n  " << name << "_column_align = " << schedule.vector_width << ",\n  " << name
-      << "_scratch_floats = " << spec.K * (schedule.v_tile + 2) << "\n};\n"
+      << "_scratch_floats = " << gdr::compiler::recurrent_scratch_floats(spec, schedule) << "\n};\n"
       << "/* The same facts in the object, for loaders (kernel_abi.h). */\n"
       << "extern const int64_t " << name << "_info[GDR_KERNEL_INFO_FIELDS];\n"
       << "#ifdef __cplusplus\n}\n#endif\n";
