@@ -1,5 +1,8 @@
 # Finds every dependency from Debian 12's packages and names the package to
 # install when one is missing (tools/scripts/setup.sh installs them all).
+# Only what the chosen parts need is looked for: the runtime alone
+# (GDR_BUILD_COMPILER=OFF, GDR_BUILD_TESTS=OFF) needs a C++ compiler and
+# threads, nothing else.
 function(gdr_require found package what)
   if(NOT ${found})
     message(FATAL_ERROR "gdr: ${what} not found. Install the Debian package "
@@ -8,10 +11,10 @@ function(gdr_require found package what)
 endfunction()
 
 find_package(Threads REQUIRED)
-find_package(fmt QUIET)
-gdr_require(fmt_FOUND libfmt-dev "fmt")
-find_package(GTest QUIET)
-gdr_require(GTest_FOUND libgtest-dev "GoogleTest")
+if(GDR_BUILD_TESTS)
+  find_package(GTest QUIET)
+  gdr_require(GTest_FOUND libgtest-dev "GoogleTest")
+endif()
 
 if(GDR_BUILD_COMPILER)
   find_package(LLVM 14 QUIET CONFIG PATHS /usr/lib/llvm-14/lib/cmake/llvm NO_DEFAULT_PATH)
@@ -21,8 +24,6 @@ if(GDR_BUILD_COMPILER)
   find_package(Halide 14 QUIET)
   # Halide's package also looks for PNG and JPEG (its image_io helpers).
   gdr_require(Halide_FOUND "libhalide14-0-dev libpng-dev libjpeg-dev" "Halide 14 (or its PNG/JPEG dependencies)")
-  find_package(benchmark QUIET)
-  gdr_require(benchmark_FOUND libbenchmark-dev "Google Benchmark")
 
   if(NOT MLIR_TABLEGEN_EXE)
     set(MLIR_TABLEGEN_EXE /usr/lib/llvm-14/bin/mlir-tblgen)
@@ -35,13 +36,13 @@ if(GDR_BUILD_COMPILER)
   set(LLVM_REQUIRES_RTTI ON)
   add_definitions(${LLVM_DEFINITIONS})
 
-  find_program(GDR_LIT lit.py PATHS /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH)
-  find_program(GDR_FILECHECK FileCheck PATHS /usr/lib/llvm-14/bin NO_DEFAULT_PATH)
-  gdr_require(GDR_LIT llvm-14-tools "lit (lit.py)")
-  gdr_require(GDR_FILECHECK llvm-14-tools "FileCheck")
-endif()
+  if(GDR_BUILD_TESTS)
+    find_program(GDR_LIT lit.py PATHS /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH)
+    find_program(GDR_FILECHECK FileCheck PATHS /usr/lib/llvm-14/bin NO_DEFAULT_PATH)
+    gdr_require(GDR_LIT llvm-14-tools "lit (lit.py)")
+    gdr_require(GDR_FILECHECK llvm-14-tools "FileCheck")
+  endif()
 
-if(GDR_BUILD_COMPILER)
   # Halide 14 loads its autoschedulers as plugins.
   find_file(GDR_ADAMS2019_PLUGIN libautoschedule_adams2019.so
     PATHS /usr/lib/x86_64-linux-gnu/halide14 /usr/lib/halide14 NO_DEFAULT_PATH)

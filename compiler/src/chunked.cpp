@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,9 +21,11 @@
 #include <vector>
 
 #include "gdr/Dialect/Limits.h"
+#include "gdr/compiler/diagnostics.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/halide_chunked_abi.h"
 #include "gdr/compiler/jit.h"
+#include "gdr/compiler/kernel_cache_stats.h"
 #include "gdr/compiler/once_cache.h"
 #include "gdr/compiler/plan.h"
 #include "gdr/schedules/chunked_algorithm.h"
@@ -136,7 +139,7 @@ Status load_halide_runtime(const Halide::Target& target) {
   static bool loaded = false;
   std::lock_guard<std::mutex> lock(mutex);
   if (loaded) return Status::ok();
-  Status s = DiskCache::from_environment().load_or_build(
+  Status s = DiskCache::current().load_or_build(
       std::string("route halide-runtime\nhalide ") + GDR_HALIDE_VERSION + "\nhalide target " +
           target.to_string(),
       [&](std::vector<char>* object) {
@@ -146,7 +149,8 @@ Status load_halide_runtime(const Halide::Target& target) {
       },
       [](const std::vector<char>& object) {
         return jit_add_library(kRuntimeLibrary, object, "halide_malloc");
-      });
+      },
+      "the Halide runtime");
   loaded = s.is_ok();
   return s;
 }
@@ -156,6 +160,7 @@ Status load_halide_runtime(const Halide::Target& target) {
 // profiled Func and reports at exit, and Adams2019, whose schedule depends
 // on the plugin and its weights, which no key could name.
 Status halide_jit_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
+  const auto start = std::chrono::steady_clock::now();
   Halide::Target target = Halide::get_host_target().with_feature(Halide::Target::JIT);
   if (spec.profile) target = target.with_feature(Halide::Target::Profile);
   schedules::ChunkedAlgorithm alg;
@@ -174,6 +179,8 @@ Status halide_jit_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
     });
   }
   if (!*fn) return Status::error("Halide JIT produced no entry point for " + name);
+  note_kernel(name, /*compiled=*/true,
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   std::lock_guard<std::mutex> lock(jit_modules().mutex);
   jit_modules().modules.push_back(std::move(jit));
   return Status::ok();
@@ -192,7 +199,7 @@ Status cached_object_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
   const Halide::Target target = kernel_target();
   const std::string name = chunked_kernel_name(spec);
   void* address = nullptr;
-  Status s = DiskCache::from_environment().load_or_build(
+  Status s = DiskCache::current().load_or_build(
       chunked_cache_description(spec),
       [&](std::vector<char>* object) {
         schedules::ChunkedAlgorithm alg;
@@ -204,7 +211,8 @@ Status cached_object_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
       },
       [&](const std::vector<char>& object) {
         return jit_load_object(object, name, &address, kRuntimeLibrary);
-      });
+      },
+      name);
   if (!s) return s;
   *fn = reinterpret_cast<HalideChunkedFn>(address);
   return Status::ok();
@@ -268,8 +276,11 @@ CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec) { return jit_co
 const CompiledKernel& compile_chunked(const ChunkedSpec& spec) {
   using Key = std::tuple<int64_t, int64_t, schedules::Schedule, Scheduler, bool>;
   static auto* cache = new OnceCache<Key, CompiledKernel>;  // never destroyed, as the code
-  return cache->get({spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile},
-                    [&] { return jit_compile(spec); });
+  bool computed = false;
+  const CompiledKernel& kernel = cache->get({spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile},
+                                            [&] { return jit_compile(spec); }, &computed);
+  count_kernel_cache_lookup(!computed);
+  return kernel;
 }
 
 RouteRunner chunked_runner(const ChunkedSpec& spec) {

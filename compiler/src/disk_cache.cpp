@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,8 @@
 
 #include "gdr/compiler/atomic_file.h"
 #include "gdr/compiler/codegen_sources_hash.h"
+#include "gdr/compiler/diagnostics.h"
+#include "gdr/compiler/settings.h"
 
 namespace gdr::compiler {
 
@@ -67,8 +70,7 @@ bool read_file(const std::string& path, std::vector<char>* bytes, DiskCache::Fil
 // entry over it meanwhile, that one stays. (A rename between the stat and
 // the remove can still lose a good entry: it is rebuilt, never misused.)
 void discard(const std::string& path, const DiskCache::FileId& id, const std::string& why) {
-  std::fprintf(stderr, "gdr: kernel cache entry %s %s; deleted, compiling again\n", path.c_str(),
-               why.c_str());
+  warn("gdr: kernel cache entry " + path + " " + why + "; deleted, compiling again");
   struct stat now;
   if (::stat(path.c_str(), &now) == 0 && static_cast<uint64_t>(now.st_dev) == id.device &&
       static_cast<uint64_t>(now.st_ino) == id.inode)
@@ -106,6 +108,8 @@ DiskCacheStats disk_cache_stats() {
 }
 
 DiskCache DiskCache::from_environment() { return DiskCache(disk_cache_dir_from_environment()); }
+
+DiskCache DiskCache::current() { return DiskCache(current_cache_dir()); }
 
 DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {}
 
@@ -203,25 +207,34 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
   if (!failure.empty()) {
     static std::atomic<bool> reported{false};
     if (!reported.exchange(true))
-      std::fprintf(stderr, "gdr: cannot write the kernel cache in %s (%s); compiling without it\n",
-                   dir_.c_str(), failure.c_str());
+      warn("gdr: cannot write the kernel cache in " + dir_ + " (" + failure + "); compiling without it");
     return;
   }
   counters().stores++;
 }
 
 Status DiskCache::load_or_build(const std::string& description, const Build& build,
-                                const Use& use) const {
+                                const Use& use, const std::string& name) const {
+  const auto start = std::chrono::steady_clock::now();
+  auto note = [&](bool compiled) {
+    if (name.empty()) return;
+    note_kernel(name, compiled,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  };
   std::vector<char> payload;
   FileId id;
   if (load(description, &payload, &id)) {
     Status s = use(payload);
-    if (s) return s;
+    if (s) {
+      note(false);
+      return s;
+    }
     discard(entry_path(description), id, "was refused (" + s.message() + ")");
   }
   if (Status s = build(&payload); !s) return s;
   if (Status s = use(payload); !s) return s;
   store(description, payload);
+  note(true);
   return Status::ok();
 }
 

@@ -170,10 +170,10 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
   const Target& host = host_target();
   const std::string name = recurrent_kernel_name(spec, schedule);
   void* address = nullptr;
-  Status s = DiskCache::from_environment().load_or_build(
+  Status s = DiskCache::current().load_or_build(
       recurrent_cache_description(spec, schedule, host),
       [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, host, object); },
-      [&](const std::vector<char>& object) { return jit_load_object(object, name, &address); });
+      [&](const std::vector<char>& object) { return jit_load_object(object, name, &address); }, name);
   if (!s) return s;
   kernel->name = name;
   kernel->fn = reinterpret_cast<gdr_kernel_fn>(address);

@@ -2,15 +2,17 @@
 // plan() which route and schedule to run (the tuning database's winner or
 // the measured default), and each (K, V, schedule) is compiled once per
 // process.
-#include <cstdio>
 #include <string>
 #include <tuple>
 
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/compiled_kernel.h"
+#include "gdr/compiler/diagnostics.h"
+#include "gdr/compiler/kernel_cache_stats.h"
 #include "gdr/compiler/once_cache.h"
 #include "gdr/compiler/plan.h"
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/settings.h"
 #include "gdr/compiler/tuning_db.h"
 
 namespace gdr::compiler {
@@ -19,11 +21,14 @@ namespace {
 
 const CompiledKernel& cached_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule) {
   static OnceCache<std::tuple<int64_t, int64_t, RecurrentSchedule>, CompiledKernel> cache;
-  return cache.get({spec.K, spec.V, schedule}, [&] {
+  bool computed = false;
+  const CompiledKernel& kernel = cache.get({spec.K, spec.V, schedule}, [&] {
     CompiledKernel compiled;
     compiled.status = compile_recurrent(spec, schedule, &compiled.kernel);
     return compiled;
-  });
+  }, &computed);
+  count_kernel_cache_lookup(!computed);
+  return kernel;
 }
 
 // Says once per process and schedule that a tuned schedule did not compile
@@ -31,9 +36,9 @@ const CompiledKernel& cached_kernel(const KernelSpec& spec, const RecurrentSched
 void warn_tuned_failed(const Plan& p, const KernelSpec& spec, const Status& why) {
   static auto* warned = new OnceCache<std::tuple<int64_t, int64_t, std::string>, bool>;
   warned->get({spec.K, spec.V, p.str()}, [&] {
-    std::fprintf(stderr, "gdr: tuning db %s: %s for K=%lld V=%lld failed to compile (%s); running the default\n",
-                 default_tuning_db_path().c_str(), p.str().c_str(), (long long)spec.K,
-                 (long long)spec.V, why.message().c_str());
+    warn("gdr: tuning db " + current_tuning_db_path() + ": " + p.str() + " for K=" +
+         std::to_string(spec.K) + " V=" + std::to_string(spec.V) + " failed to compile (" +
+         why.message() + "); running the default");
     return true;
   });
 }
@@ -64,6 +69,11 @@ Status run_planned(Route route, const Tensors& t, const Options& options) {
   if (Status s = validate(t); !s) return s;  // a bad call pays no compile
   const CompiledKernel& compiled = planned_kernel(route, plan(route, t, options.threads), t);
   return compiled.status ? execute(compiled.kernel, t, options) : compiled.status;
+}
+
+Status warm_up_planned(Route route, const Tensors& t, const Options& options) {
+  if (Status s = validate_sizes(t); !s) return s;
+  return planned_kernel(route, plan(route, t, options.threads), t).status;
 }
 
 Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule,

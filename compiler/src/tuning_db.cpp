@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -12,12 +13,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "gdr/compiler/atomic_file.h"
+#include "gdr/compiler/diagnostics.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/settings.h"
 #include "gdr/schedules/schedule.h"
 
 namespace gdr::compiler {
@@ -206,25 +210,50 @@ TuningDb load_tuning_db(const std::string& path, const Target& host) {
   if (path.empty()) return TuningDb();
   TuningDbFile file;
   if (Status s = read_tuning_db(path, &file); !s) {
-    std::fprintf(stderr, "gdr: tuning db %s; ignored (routes use their default schedules)\n",
-                 s.message().c_str());
+    warn("gdr: tuning db " + s.message() + "; ignored (routes use their default schedules)");
     return TuningDb();
   }
   if (!file.bad_lines.empty()) {
     const size_t more = file.bad_lines.size() - 1;
-    std::fprintf(stderr, "gdr: tuning db %s%s; %s ignored\n", file.bad_lines[0].c_str(),
-                 more ? (" (and " + std::to_string(more) + " more bad lines)").c_str() : "",
-                 more ? "those lines" : "that line");
+    warn("gdr: tuning db " + file.bad_lines[0] +
+         (more ? " (and " + std::to_string(more) + " more bad lines)" : std::string()) + "; " +
+         (more ? "those lines" : "that line") + " ignored");
   }
   TuningDb db(std::move(file.records), host);
   for (const std::string& why : db.skipped())
-    std::fprintf(stderr, "gdr: tuning db %s: %s; ignored\n", path.c_str(), why.c_str());
+    warn("gdr: tuning db " + path + ": " + why + "; ignored");
   return db;
 }
 
+namespace {
+
+// The database of the current settings, read at its first use after they
+// change. Databases read before stay allocated: a caller may still hold a
+// reference, and there is one per set_settings() call at most.
+struct ProcessDb {
+  std::mutex mutex;
+  std::atomic<const TuningDb*> current{nullptr};
+};
+ProcessDb& process_db() {
+  static ProcessDb* db = new ProcessDb;
+  return *db;
+}
+
+}  // namespace
+
+void reset_process_tuning_db() {
+  std::lock_guard<std::mutex> lock(process_db().mutex);
+  process_db().current = nullptr;
+}
+
 const TuningDb& process_tuning_db() {
-  static const TuningDb db = load_tuning_db(default_tuning_db_path(), host_target());
-  return db;
+  ProcessDb& p = process_db();
+  if (const TuningDb* db = p.current.load(std::memory_order_acquire)) return *db;
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (const TuningDb* db = p.current.load(std::memory_order_acquire)) return *db;
+  const TuningDb* db = new TuningDb(load_tuning_db(current_tuning_db_path(), host_target()));
+  p.current.store(db, std::memory_order_release);
+  return *db;
 }
 
 }  // namespace gdr::compiler

@@ -43,7 +43,7 @@ TensorSizes tensor_sizes(const Tensors& t) {
   return {t.B * t.H * t.T * t.K, t.B * t.H * t.T * t.V, t.B * t.H * t.T, t.B * t.H * t.K * t.V};
 }
 
-Status validate(const Tensors& t) {
+Status validate_sizes(const Tensors& t) {
   struct Dim {
     const char* name;
     int64_t value;
@@ -59,6 +59,11 @@ Status validate(const Tensors& t) {
       elements({t.B, t.H, t.K, t.V}) < 0)
     return Status::error("sizes overflow: the tensors' byte counts do not fit in 64 bits (" +
                          dims(t) + ")");
+  return Status::ok();
+}
+
+Status validate(const Tensors& t) {
+  if (Status s = validate_sizes(t); !s) return s;
 
   const TensorSizes n = tensor_sizes(t);
   const Span inputs[] = {{"query", t.query, n.qk},

@@ -134,17 +134,18 @@ struct BadRun {
   std::function<void(GdrRunTest*)> prepare;
   std::string extra;
   const char* must_mention;
+  int exit_code;  // 1: a file or the op failed; 2: the command line is wrong
 };
 
 TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
   const Problem good = make_problem(1, 2, 5, 4, 6);
   std::vector<BadRun> cases = {
       {"wrong key shape", [](GdrRunTest* t) { t->write("k.npy", {1, 2, 5, 3}, std::vector<float>(30)); },
-       "", "--key"},
+       "", "--key", 1},
       {"wrong beta rank", [](GdrRunTest* t) { t->write("b.npy", {1, 2, 5, 1}, std::vector<float>(10)); },
-       "", "--beta"},
+       "", "--beta", 1},
       {"query rank 3", [](GdrRunTest* t) { t->write("q.npy", {2, 5, 4}, std::vector<float>(40)); }, "",
-       "--query"},
+       "--query", 1},
       {"zero heads",
        [](GdrRunTest* t) {
          t->write("q.npy", {1, 0, 5, 4}, {});
@@ -154,22 +155,22 @@ TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
          t->write("b.npy", {1, 0, 5}, {});
          t->write("s.npy", {1, 0, 4, 6}, {});
        },
-       "", "H must be positive"},
+       "", "H must be positive", 1},
       {"truncated decay",
        [](GdrRunTest* t) {
          std::ofstream f(t->path("d.npy"), std::ios::binary | std::ios::trunc);
          f << "\x93NUMPY";
        },
-       "", "--decay"},
+       "", "--decay", 1},
       {"missing value file", [](GdrRunTest* t) { std::remove(t->path("v.npy").c_str()); }, "",
-       "--value"},
-      {"unknown route", [](GdrRunTest*) {}, "--route fastest", "--route"},
-      {"bad threads", [](GdrRunTest*) {}, "--threads zero", "--threads"},
-      {"unknown flag", [](GdrRunTest*) {}, "--frobnicate 1", "--frobnicate"},
-      {"bad explain", [](GdrRunTest*) {}, "--explain 2", "--explain"},
+       "--value", 1},
+      {"unknown route", [](GdrRunTest*) {}, "--route fastest", "--route", 2},
+      {"bad threads", [](GdrRunTest*) {}, "--threads zero", "--threads", 2},
+      {"unknown flag", [](GdrRunTest*) {}, "--frobnicate 1", "--frobnicate", 2},
+      {"bad explain", [](GdrRunTest*) {}, "--explain 2", "--explain", 2},
   };
 #ifndef GDR_HAVE_COMPILER
-  cases.push_back({"route not in this build", [](GdrRunTest*) {}, "--route chunked", "chunked"});
+  cases.push_back({"route not in this build", [](GdrRunTest*) {}, "--route chunked", "chunked", 1});
 #endif
   for (const BadRun& c : cases) {
     write_problem(good);
@@ -177,7 +178,7 @@ TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
     std::remove(path("fs.npy").c_str());
     c.prepare(this);
     RunResult r = run(c.extra);
-    EXPECT_NE(r.exit_code, 0) << c.name;
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.name;
     EXPECT_NE(r.stderr_text.find(c.must_mention), std::string::npos)
         << c.name << ": '" << r.stderr_text << "'";
     EXPECT_EQ(r.stderr_text.rfind("gdr-run: ", 0), 0u) << c.name;

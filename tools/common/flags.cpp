@@ -38,6 +38,10 @@ Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, F
       flags->help_ = true;
       return Status::ok();
     }
+    if (flag == "--version") {
+      flags->version_ = true;
+      return Status::ok();
+    }
     if (!known.count(flag)) return Status::error("unknown argument " + flag + " (see --help)");
     if (i + 1 >= argc) return Status::error(flag + " needs a value");
     if (flags->has(flag)) return Status::error(flag + " given twice");

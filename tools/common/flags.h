@@ -15,10 +15,12 @@ namespace gdr::tools {
 
 class Flags {
  public:
-  // Parses argv[1..]. `--help` / `-h` sets help() and stops parsing.
+  // Parses argv[1..]. `--help` / `-h` sets help(), `--version` version(),
+  // and each stops parsing.
   static Status parse(int argc, char** argv, const std::set<std::string>& known, Flags* flags);
 
   bool help() const { return help_; }
+  bool version() const { return version_; }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   // The flag's value, or `fallback` when it was not given.
   std::string get(const std::string& name, const std::string& fallback = "") const;
@@ -31,6 +33,7 @@ class Flags {
 
  private:
   bool help_ = false;
+  bool version_ = false;
   std::map<std::string, std::string> values_;
 };
 

@@ -1,14 +1,17 @@
 // Installs every route this build has into gdr::run: the baselines always,
-// the generated routes when the compiler is built. The tools call it once.
+// the generated routes (gdr::jit::install, options from the environment)
+// when the compiler is built. The tools call it once; it fails only on a bad
+// environment variable (GDR_VERBOSE), naming it.
 #pragma once
 
 #include <string>
 
 #include "gdr/runtime.h"
+#include "gdr/status.h"
 
 namespace gdr::tools {
 
-void install_all_routes();
+Status install_all_routes();
 
 // What `route` runs for a call of t's sizes with `threads` (as
 // Options::threads): for the generated routes the schedule plan() picks

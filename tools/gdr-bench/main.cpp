@@ -14,10 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/implementations.h"
 #include "../common/measure.h"
 #include "../common/peak.h"
+#include "../common/version.h"
 #include "gdr/runtime.h"
 #include "reference.h"
 #ifdef GDR_HAVE_COMPILER
@@ -53,12 +55,17 @@ const char kUsage[] =
     "                 [--halide-profile 1: Halide's per-Func profile of chunked@...]\n"
     "implementations: every route gdr-run --route accepts (auto, recurrent and chunked run\n"
     "                 the tuned schedules of the tuning database; each case prints which);\n"
-    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule\n";
+    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule\n"
+    "       gdr-bench --version\n";
 
-[[noreturn]] void die(const std::string& message) {
+[[noreturn]] void exit_with(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-bench: %s\n", message.c_str());
-  std::exit(2);
+  std::exit(code);
 }
+// A bad command line: nothing was measured.
+[[noreturn]] void die(const std::string& message) { exit_with(gdr::tools::kExitUsage, message); }
+// An implementation failed, or the report could not be written.
+[[noreturn]] void fail(const std::string& message) { exit_with(gdr::tools::kExitFailed, message); }
 
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
@@ -67,7 +74,12 @@ Config parse_args(int argc, char** argv) {
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (flags.help()) {
     std::fputs(kUsage, stdout);
-    std::exit(0);
+    std::fputs(gdr::tools::kExitCodesHelp, stdout);
+    std::exit(gdr::tools::kExitOk);
+  }
+  if (flags.version()) {
+    std::fputs(gdr::tools::version_text("gdr-bench").c_str(), stdout);
+    std::exit(gdr::tools::kExitOk);
   }
   Config c;
   constexpr int64_t kMaxSize = int64_t(1) << 20;
@@ -105,7 +117,7 @@ std::string json_record(const Record& r) {
 
 int main(int argc, char** argv) {
   Config config = parse_args(argc, argv);
-  gdr::tools::install_all_routes();
+  if (gdr::Status s = gdr::tools::install_all_routes(); !s) die(s.message());
   if (config.impls.empty()) {
 #ifdef GDR_HAVE_COMPILER
     config.impls = {"recurrent", "chunked", "baseline-two-pass", "baseline-chunked"};
@@ -199,7 +211,7 @@ int main(int argc, char** argv) {
         // A failing implementation ends the case after the warm-up.
         times = gdr::tools::time_interleaved(n_impl, run_once, budget,
                                              [&] { return !failure.empty(); });
-        if (!failure.empty()) die(failure);
+        if (!failure.empty()) fail(failure);
         std::map<gdr::Route, double> medians;
         std::vector<double> impl_median(n_impl);
         for (size_t i = 0; i < n_impl; ++i) {
@@ -250,7 +262,7 @@ int main(int argc, char** argv) {
         << ", \"vector_bits\": " << peak.vector_bits << "}";
     for (const Record& r : records) out << ",\n  " << json_record(r);
     out << "\n]\n";
-    if (!out) die("--json " + config.json + ": write failed");
+    if (!out) fail("--json " + config.json + ": write failed");
     std::printf("\nwrote %s\n", config.json.c_str());
   }
   return 0;

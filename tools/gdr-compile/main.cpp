@@ -8,7 +8,9 @@
 #include <set>
 #include <string>
 
+#include "../common/exit_codes.h"
 #include "../common/flags.h"
+#include "../common/version.h"
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/shared_object.h"
@@ -27,7 +29,8 @@ const char kUsage[] =
     "                   [--name FUNCTION] [--asm 1: also write PREFIX.s]\n"
     "         writes PREFIX.o (no Halide runtime inside) and PREFIX.h\n"
     "       gdr-compile --runtime OBJECT [--target host|<halide target>]\n"
-    "         writes the one Halide runtime object chunked kernels link against\n";
+    "         writes the one Halide runtime object chunked kernels link against\n"
+    "       gdr-compile --version\n";
 
 const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
@@ -36,10 +39,14 @@ const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--
 const std::set<std::string> kChunkedFlags = {"--schedule", "--target", "--scheduler", "--name",
                                              "--asm"};
 
-int fail(const std::string& message) {
+int fail(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-compile: %s\n", message.c_str());
-  return 2;
+  return code;
 }
+// A bad command line: nothing was compiled.
+int usage_error(const std::string& message) { return fail(gdr::tools::kExitUsage, message); }
+// The compile or writing its files failed.
+int failed(const std::string& message) { return fail(gdr::tools::kExitFailed, message); }
 
 using Args = std::map<std::string, std::string>;
 
@@ -49,7 +56,7 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   target.cpu = flags.get("--cpu", target.cpu);
   target.features = flags.get("--features", target.features);
   int64_t bits = target.vector_bits;
-  if (gdr::Status s = flags.integer("--vector-bits", 1, 4096, &bits); !s) return fail(s.message());
+  if (gdr::Status s = flags.integer("--vector-bits", 1, 4096, &bits); !s) return usage_error(s.message());
   target.vector_bits = static_cast<int>(bits);
   // Out-of-range knobs are the dialect verifier's to explain (it names them).
   gdr::compiler::RecurrentSchedule schedule =
@@ -58,22 +65,22 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
                         flags.integer("--v-tile", 1, 1 << 20, &schedule.v_tile),
                         flags.integer("--unroll", 1, 1024, &schedule.unroll),
                         flags.integer("--prefetch", 0, 1024, &schedule.prefetch)})
-    if (!s) return fail(s.message());
+    if (!s) return usage_error(s.message());
 
   int64_t shared = 0;
-  if (gdr::Status s = flags.integer("--shared", 0, 1, &shared); !s) return fail(s.message());
+  if (gdr::Status s = flags.integer("--shared", 0, 1, &shared); !s) return usage_error(s.message());
   const std::string prefix = flags.get("--out");
   const std::string name = gdr::compiler::recurrent_kernel_name(spec, schedule);
   const std::string emit = flags.get("--emit", "object");
-  if (shared && emit != "object") return fail("--shared: needs --emit object");
+  if (shared && emit != "object") return usage_error("--shared: needs --emit object");
   if (emit == "mlir") {
     std::ofstream out(prefix + ".mlir", std::ios::trunc);
     out << gdr::compiler::recurrent_module_text(spec, schedule, target);
-    if (!out) return fail("--out: cannot write " + prefix + ".mlir");
+    if (!out) return failed("--out: cannot write " + prefix + ".mlir");
   } else if (emit == "object") {
     std::vector<char> object;
     if (gdr::Status s = gdr::compiler::compile_recurrent_object(spec, schedule, target, &object); !s)
-      return fail(s.message());
+      return failed(s.message());
     std::ofstream o(prefix + ".o", std::ios::binary | std::ios::trunc);
     o.write(object.data(), static_cast<std::streamsize>(object.size()));
     std::ofstream h(prefix + ".h", std::ios::trunc);
@@ -95,14 +102,14 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
       << "#ifdef __cplusplus\n}\n#endif\n";
     o.close();
     h.close();
-    if (!o || !h) return fail("--out: cannot write " + prefix + ".o / .h");
+    if (!o || !h) return failed("--out: cannot write " + prefix + ".o / .h");
     if (shared) {
       std::remove((prefix + ".so").c_str());  // a failed link must not leave an old one
       if (gdr::Status s = gdr::compiler::link_shared_object(prefix + ".o", prefix + ".so"); !s)
-        return fail("--shared: " + s.message());
+        return failed("--shared: " + s.message());
     }
   } else {
-    return fail("--emit: expected object or mlir, got '" + emit + "'");
+    return usage_error("--emit: expected object or mlir, got '" + emit + "'");
   }
   std::printf("%s\n", name.c_str());
   return 0;
@@ -115,13 +122,13 @@ int compile_chunked(Args& args, int64_t K, int64_t V) {
   if (args.count("--schedule")) {
     std::string error;
     if (!gdr::schedules::parse_schedule(args["--schedule"], &spec.schedule, &error))
-      return fail("--schedule: " + error);
+      return usage_error("--schedule: " + error);
   }
   if (args.count("--scheduler")) {
     const std::string& s = args["--scheduler"];
     if (s == "hand") spec.scheduler = gdr::compiler::Scheduler::Hand;
     else if (s == "adams2019") spec.scheduler = gdr::compiler::Scheduler::Adams2019;
-    else return fail("--scheduler: expected hand or adams2019, got '" + s + "'");
+    else return usage_error("--scheduler: expected hand or adams2019, got '" + s + "'");
   }
   const std::string target = args.count("--target") ? args["--target"] : "host";
   const std::string name =
@@ -129,7 +136,7 @@ int compile_chunked(Args& args, int64_t K, int64_t V) {
   const bool with_assembly = args.count("--asm") && args["--asm"] == "1";
   gdr::Status s =
       gdr::compiler::compile_chunked_to_files(spec, target, args["--out"], name, with_assembly);
-  if (!s) return fail(s.message());
+  if (!s) return failed(s.message());
   std::printf("%s\n", name.c_str());
   return 0;
 }
@@ -142,34 +149,39 @@ int main(int argc, char** argv) {
   known.insert(kChunkedFlags.begin(), kChunkedFlags.end());
   known.insert("--runtime");
   gdr::tools::Flags flags;
-  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return fail(s.message());
+  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return usage_error(s.message());
   if (flags.help()) {
     std::fputs(kUsage, stdout);
-    return 0;
+    std::fputs(gdr::tools::kExitCodesHelp, stdout);
+    return gdr::tools::kExitOk;
+  }
+  if (flags.version()) {
+    std::fputs(gdr::tools::version_text("gdr-compile").c_str(), stdout);
+    return gdr::tools::kExitOk;
   }
   Args args = flags.all();
   if (args.count("--runtime")) {
     for (const auto& [flag, value] : args)
       if (flag != "--runtime" && flag != "--target")
-        return fail("--runtime takes only --target, not " + flag);
+        return usage_error("--runtime takes only --target, not " + flag);
     gdr::Status s = gdr::compiler::compile_halide_runtime(flags.get("--target", "host"),
                                                           args["--runtime"]);
-    return s ? 0 : fail(s.message());
+    return s ? 0 : failed(s.message());
   }
 
   const std::string route = flags.get("--route");
   if (route != "recurrent" && route != "chunked")
-    return fail("--route: expected recurrent or chunked, got '" + route + "' (see --help)");
+    return usage_error("--route: expected recurrent or chunked, got '" + route + "' (see --help)");
   const std::set<std::string>& route_flags = route == "recurrent" ? kRecurrentFlags : kChunkedFlags;
   for (const auto& [flag, value] : args)
     if (!kCommonFlags.count(flag) && !route_flags.count(flag))
-      return fail(flag + " does not apply to --route " + route + " (see --help)");
+      return usage_error(flag + " does not apply to --route " + route + " (see --help)");
   constexpr int64_t kMaxSize = int64_t(1) << 20;  // the dialect's own bound says more per route
   int64_t K = 0, V = 0;
-  if (!flags.has("--K") || !flags.has("--V")) return fail("--K and --V are required");
+  if (!flags.has("--K") || !flags.has("--V")) return usage_error("--K and --V are required");
   for (gdr::Status s : {flags.integer("--K", 1, kMaxSize, &K), flags.integer("--V", 1, kMaxSize, &V)})
-    if (!s) return fail(s.message());
-  if (!flags.has("--out")) return fail("--out: missing output path prefix");
+    if (!s) return usage_error(s.message());
+  if (!flags.has("--out")) return usage_error("--out: missing output path prefix");
   return route == "recurrent" ? compile_recurrent(flags, gdr::compiler::KernelSpec{K, V})
                               : compile_chunked(args, K, V);
 }

@@ -1,10 +1,48 @@
 // gdr-opt: mlir-opt with the gdr dialect and passes, for lit tests and
-// for looking at each lowering step by hand.
+// for looking at each lowering step by hand. MlirOptMain(argc, argv, ...)
+// would exit 1 on a bad command line and print LLVM's version: this parses
+// the command line itself so that usage errors exit 2 (exit_codes.h),
+// --version is gdr's, and --help starts with gdr's passes.
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/InitLLVM.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/ToolOutputFile.h>
+#include <llvm/Support/raw_ostream.h>
 #include <mlir/Dialect/LLVMIR/LLVMDialect.h>
+#include <mlir/IR/AsmState.h>
+#include <mlir/IR/MLIRContext.h>
+#include <mlir/Pass/PassManager.h>
+#include <mlir/Pass/PassRegistry.h>
+#include <mlir/Support/FileUtilities.h>
 #include <mlir/Support/MlirOptMain.h>
+#include <mlir/Support/Timing.h>
 #include <mlir/Transforms/Passes.h>
 
+#include <memory>
+#include <string>
+
+#include "exit_codes.h"
 #include "gdr/Dialect/GdrPasses.h"
+#include "version.h"
+
+namespace cl = llvm::cl;
+
+namespace {
+
+// The overview --help prints first: gdr's passes, then the exit codes.
+std::string help_overview() {
+  std::string text = "gdr-opt: the gdr dialect and its passes (mlir-opt's options below)\n\ngdr's passes:\n";
+  std::unique_ptr<mlir::Pass> passes[] = {mlir::gdr::createAttachSchedulePass(),
+                                          mlir::gdr::createLowerRecurrentPass(),
+                                          mlir::gdr::createLowerToLLVMPass()};
+  for (const auto& pass : passes)
+    text += "  --" + pass->getArgument().str() + "  " + pass->getDescription().str() + "\n";
+  text += "\n";
+  text += gdr::tools::kExitCodesHelp;
+  return text;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   mlir::gdr::registerGdrPasses();
@@ -13,5 +51,49 @@ int main(int argc, char** argv) {
   registry.insert<mlir::gdr::GdrDialect, mlir::arith::ArithmeticDialect, mlir::scf::SCFDialect,
                   mlir::vector::VectorDialect, mlir::memref::MemRefDialect,
                   mlir::StandardOpsDialect, mlir::LLVM::LLVMDialect>();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "gdr-opt: the gdr dialect and passes\n", registry));
+
+  // mlir-opt's own options (MlirOptMain.cpp in MLIR 14).
+  static cl::opt<std::string> input_filename(cl::Positional, cl::desc("<input file>"), cl::init("-"));
+  static cl::opt<std::string> output_filename("o", cl::desc("Output filename"),
+                                              cl::value_desc("filename"), cl::init("-"));
+  static cl::opt<bool> split_input_file(
+      "split-input-file", cl::desc("Split the input file into pieces and process each chunk independently"),
+      cl::init(false));
+  static cl::opt<bool> verify_diagnostics(
+      "verify-diagnostics", cl::desc("Check that emitted diagnostics match expected-* lines on the corresponding line"),
+      cl::init(false));
+  static cl::opt<bool> verify_passes("verify-each", cl::desc("Run the verifier after each transformation pass"),
+                                     cl::init(true));
+  static cl::opt<bool> allow_unregistered_dialects(
+      "allow-unregistered-dialect", cl::desc("Allow operation with no registered dialects"), cl::init(false));
+
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::PassPipelineCLParser pass_pipeline("", "Compiler passes to run");
+  cl::SetVersionPrinter([](llvm::raw_ostream& os) { os << gdr::tools::version_text("gdr-opt"); });
+
+  // With an error stream, a bad command line returns false instead of exit(1).
+  if (!cl::ParseCommandLineOptions(argc, argv, help_overview(), &llvm::errs()))
+    return gdr::tools::kExitUsage;
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(input_filename, &error);
+  if (!input) {
+    llvm::errs() << "gdr-opt: " << error << "\n";
+    return gdr::tools::kExitFailed;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(output_filename, &error);
+  if (!output) {
+    llvm::errs() << "gdr-opt: " << error << "\n";
+    return gdr::tools::kExitFailed;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), pass_pipeline, registry,
+                                     split_input_file, verify_diagnostics, verify_passes,
+                                     allow_unregistered_dialects)))
+    return gdr::tools::kExitFailed;
+  output->keep();
+  return gdr::tools::kExitOk;
 }

@@ -1,6 +1,7 @@
 // gdr-run: runs the op on .npy files, for debugging and end-to-end checks.
-// On any error: one line naming the file or argument and the reason, a
-// non-zero exit, and no output file written.
+// On any error: one line naming the file or argument and the reason, no
+// output file written, and exit code 2 for a bad command line, 1 for a file
+// or the op failing (exit_codes.h).
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -8,9 +9,11 @@
 #include <set>
 #include <string>
 
+#include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/implementations.h"
 #include "../common/npy.h"
+#include "../common/version.h"
 #include "gdr/runtime.h"
 
 namespace {
@@ -20,12 +23,15 @@ const char kUsage[] =
     "               --initial-state s.npy --out out.npy --final-state fs.npy\n"
     "               [--route auto|recurrent|chunked|chunked-autoschedule|reference|\n"
     "                        baseline-two-pass|baseline-chunked]\n"
-    "               [--threads N] [--explain 1: print which route and schedule ran]\n";
+    "               [--threads N] [--explain 1: print which route and schedule ran]\n"
+    "       gdr-run --version\n";
 
-int fail(const std::string& message) {
+int fail(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-run: %s\n", message.c_str());
-  return 1;
+  return code;
 }
+int usage_error(const std::string& message) { return fail(gdr::tools::kExitUsage, message); }
+int failed(const std::string& message) { return fail(gdr::tools::kExitFailed, message); }
 
 }  // namespace
 
@@ -35,37 +41,44 @@ int main(int argc, char** argv) {
   gdr::tools::Flags flags;
   std::set<std::string> known = {"--route", "--threads", "--explain"};
   known.insert(std::begin(files), std::end(files));
-  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return fail(s.message());
+  if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s)
+    return usage_error(s.message());
   if (flags.help()) {
     std::fputs(kUsage, stdout);
-    return 0;
+    std::fputs(gdr::tools::kExitCodesHelp, stdout);
+    return gdr::tools::kExitOk;
+  }
+  if (flags.version()) {
+    std::fputs(gdr::tools::version_text("gdr-run").c_str(), stdout);
+    return gdr::tools::kExitOk;
   }
   for (const char* f : files)
-    if (!flags.has(f)) return fail(std::string("missing ") + f + " (see --help)");
+    if (!flags.has(f)) return usage_error(std::string("missing ") + f + " (see --help)");
   std::map<std::string, std::string> args = flags.all();
 
   gdr::Options options;
   if (args.count("--route") && !gdr::parse_route(args["--route"], &options.route))
-    return fail("--route: unknown route '" + args["--route"] + "'");
+    return usage_error("--route: unknown route '" + args["--route"] + "'");
   int64_t threads = 0;
-  if (gdr::Status s = flags.integer("--threads", 1, 1024, &threads); !s) return fail(s.message());
+  if (gdr::Status s = flags.integer("--threads", 1, 1024, &threads); !s) return usage_error(s.message());
   options.threads = static_cast<int>(threads);
   int64_t explain = 0;
-  if (gdr::Status s = flags.integer("--explain", 0, 1, &explain); !s) return fail(s.message());
+  if (gdr::Status s = flags.integer("--explain", 0, 1, &explain); !s) return usage_error(s.message());
+  if (gdr::Status s = gdr::tools::install_all_routes(); !s) return usage_error(s.message());
 
   std::map<std::string, gdr::npy::Array> in;
   for (int i = 0; i < 6; ++i) {
     if (gdr::Status s = gdr::npy::read(args[files[i]], &in[files[i]]); !s)
-      return fail(std::string(files[i]) + " " + args[files[i]] + ": " + s.message());
+      return failed(std::string(files[i]) + " " + args[files[i]] + ": " + s.message());
   }
   // Sizes come from the query; every other file must agree with it.
   const auto& qs = in["--query"].shape;
   if (qs.size() != 4)
-    return fail("--query " + args["--query"] + ": expected rank 4 [B, H, T, K], got shape " +
+    return failed("--query " + args["--query"] + ": expected rank 4 [B, H, T, K], got shape " +
                 gdr::npy::shape_string(qs));
   const auto& vs = in["--value"].shape;
   if (vs.size() != 4)
-    return fail("--value " + args["--value"] + ": expected rank 4 [B, H, T, V], got shape " +
+    return failed("--value " + args["--value"] + ": expected rank 4 [B, H, T, V], got shape " +
                 gdr::npy::shape_string(vs));
   const int64_t B = qs[0], H = qs[1], T = qs[2], K = qs[3], V = vs[3];
   const std::map<std::string, std::vector<int64_t>> expected = {
@@ -73,7 +86,7 @@ int main(int argc, char** argv) {
       {"--beta", {B, H, T}},   {"--initial-state", {B, H, K, V}}};
   for (const auto& [flag, shape] : expected)
     if (in[flag].shape != shape)
-      return fail(flag + " " + args[flag] + ": shape " + gdr::npy::shape_string(in[flag].shape) +
+      return failed(flag + " " + args[flag] + ": shape " + gdr::npy::shape_string(in[flag].shape) +
                   " does not match the expected " + gdr::npy::shape_string(shape) +
                   " (from --query and --value)");
 
@@ -91,16 +104,15 @@ int main(int argc, char** argv) {
   t.final_state = final_state.data.data();
   t.B = B, t.H = H, t.T = T, t.K = K, t.V = V;
 
-  gdr::tools::install_all_routes();
-  if (gdr::Status s = gdr::run(t, options); !s) return fail(s.message());
+  if (gdr::Status s = gdr::run(t, options); !s) return failed(s.message());
   if (explain == 1)
     std::printf("gdr-run: %s ran %s\n", gdr::route_name(options.route),
                 gdr::tools::explain_route(options.route, t, options.threads).c_str());
   if (gdr::Status s = gdr::npy::write(args["--out"], out); !s)
-    return fail("--out " + args["--out"] + ": " + s.message());
+    return failed("--out " + args["--out"] + ": " + s.message());
   if (gdr::Status s = gdr::npy::write(args["--final-state"], final_state); !s) {
     std::remove(args["--out"].c_str());
-    return fail("--final-state " + args["--final-state"] + ": " + s.message());
+    return failed("--final-state " + args["--final-state"] + ": " + s.message());
   }
-  return 0;
+  return gdr::tools::kExitOk;
 }

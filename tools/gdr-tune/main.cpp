@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/peak.h"
+#include "../common/version.h"
 #include "candidates.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/toolchain.h"
@@ -35,12 +37,18 @@ const char kUsage[] =
     "                [--widths 4,8,16: vector widths to search (default: every one of this host)]\n"
     "                [--report PREFIX (reports/tune): writes PREFIX.md and PREFIX.json]\n"
     "                [--db FILE (default $GDR_CACHE_DIR/tuning.db, else\n"
-    "                 $XDG_CACHE_HOME/gdr/tuning.db, else ~/.cache/gdr/tuning.db)]\n";
+    "                 $XDG_CACHE_HOME/gdr/tuning.db, else ~/.cache/gdr/tuning.db)]\n"
+    "       gdr-tune --version\n";
 
-[[noreturn]] void die(const std::string& message) {
+[[noreturn]] void exit_with(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-tune: %s\n", message.c_str());
-  std::exit(2);
+  std::exit(code);
 }
+// A bad command line (including a --report or --db that cannot be used,
+// checked before tuning): nothing was tuned or written.
+[[noreturn]] void die(const std::string& message) { exit_with(gdr::tools::kExitUsage, message); }
+// Writing the report or the database failed after tuning.
+[[noreturn]] void fail(const std::string& message) { exit_with(gdr::tools::kExitFailed, message); }
 
 struct Config {
   gdr::tune::TuneOptions tune;
@@ -127,7 +135,12 @@ Config parse_args(int argc, char** argv) {
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (flags.help()) {
     std::fputs(kUsage, stdout);
-    std::exit(0);
+    std::fputs(gdr::tools::kExitCodesHelp, stdout);
+    std::exit(gdr::tools::kExitOk);
+  }
+  if (flags.version()) {
+    std::fputs(gdr::tools::version_text("gdr-tune").c_str(), stdout);
+    std::exit(gdr::tools::kExitOk);
   }
   Config c;
   gdr::tune::TuneOptions& o = c.tune;
@@ -248,11 +261,11 @@ int run_tuning(const Config& config, int argc, char** argv) {
   // winners. The database is merged with what it held for other shapes and
   // hosts; a file that went bad meanwhile is not replaced.
   if (gdr::Status s = gdr::tune::write_report(config.report, context, cases); !s)
-    die("--report " + s.message());
+    fail("--report " + s.message());
   std::vector<gdr::compiler::TuningRecord> existing;
-  if (gdr::Status s = read_existing_db(config.db, &existing); !s) die("--db " + s.message());
+  if (gdr::Status s = read_existing_db(config.db, &existing); !s) fail("--db " + s.message());
   const auto merged = gdr::compiler::merge_tuning_records(existing, fresh);
-  if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) die("--db " + s.message());
+  if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) fail("--db " + s.message());
   std::printf("\nreport: %s.md, %s.json\ntuning db: %s (%zu records written, %zu in all)\n",
               config.report.c_str(), config.report.c_str(), config.db.c_str(), fresh.size(),
               merged.size());
@@ -267,6 +280,6 @@ int main(int argc, char** argv) {
     return run_tuning(config, argc, argv);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "gdr-tune: out of memory (try smaller --B, --H, --T, --K, --V)\n");
-    return 1;
+    return gdr::tools::kExitFailed;
   }
 }

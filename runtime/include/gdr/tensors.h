@@ -30,4 +30,8 @@ TensorSizes tensor_sizes(const Tensors& t);
 // neither each other nor any input. Names the argument in the message.
 Status validate(const Tensors& t);
 
+// The size checks of validate() alone, for what reads no tensor (planning or
+// compiling a call ahead of time): the pointers may be null.
+Status validate_sizes(const Tensors& t);
+
 }  // namespace gdr

@@ -42,6 +42,9 @@ class DiskCache {
   // The cache in disk_cache_dir_from_environment(), read at each call so
   // that a test can point it elsewhere.
   static DiskCache from_environment();
+  // The cache every compile uses: the folder gdr::jit::install set
+  // (settings.h), else from_environment().
+  static DiskCache current();
   // `dir` "" disables the cache: load always misses, store does nothing.
   explicit DiskCache(std::string dir);
 
@@ -68,8 +71,10 @@ class DiskCache {
   // makes the payload, `use` must accept it, and only then is it stored.
   using Build = std::function<Status(std::vector<char>* payload)>;
   using Use = std::function<Status(const std::vector<char>& payload)>;
-  // A refused entry is reported and deleted like a corrupt one.
-  Status load_or_build(const std::string& description, const Build& build, const Use& use) const;
+  // A refused entry is reported and deleted like a corrupt one. `name`, if
+  // given, is what the verbosity-2 note says was compiled or loaded.
+  Status load_or_build(const std::string& description, const Build& build, const Use& use,
+                       const std::string& name = "") const;
 
   // Which file a load read (device and inode), so that only that file is
   // deleted when it is bad, never a new entry renamed over it since.

@@ -16,9 +16,9 @@ class OnceCache {
  public:
   // The value for `key`, computing it with `compute()` on the first call.
   // The reference stays valid for the life of the cache (entries are never
-  // removed).
+  // removed). `*computed`, if given, says whether this call computed it.
   template <typename Compute>
-  const Value& get(const Key& key, Compute&& compute) {
+  const Value& get(const Key& key, Compute&& compute, bool* computed = nullptr) {
     std::promise<Value> promise;
     std::shared_future<Value> future;
     bool compute_here = false;
@@ -29,6 +29,7 @@ class OnceCache {
       future = it->second;
       compute_here = inserted;
     }
+    if (computed) *computed = compute_here;
     // The map's copy of the future keeps the shared value alive, so the
     // reference get() returns outlives this local copy. Wait unlocked.
     if (!compute_here) return future.get();

@@ -39,4 +39,8 @@ Plan plan(const TuningDb& db, Route route, int64_t K, int64_t V, int64_t T, int 
 // falls back to the default one, saying so once on stderr.
 Status run_planned(Route route, const Tensors& t, const Options& options);
 
+// Compiles (or loads) what run_planned(route, t, options) would run, without
+// running it: only t's sizes are read (validate_sizes).
+Status warm_up_planned(Route route, const Tensors& t, const Options& options);
+
 }  // namespace gdr::compiler

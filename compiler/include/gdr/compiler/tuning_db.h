@@ -100,8 +100,11 @@ class TuningDb {
 // many), each record that cannot compile on the host.
 TuningDb load_tuning_db(const std::string& path, const Target& host);
 
-// The process's database: load_tuning_db(default_tuning_db_path(),
-// host_target()), read on first use and kept for the life of the process.
+// The process's database: load_tuning_db(current_tuning_db_path(),
+// host_target()) (settings.h), read on first use and again after
+// set_settings(); each one read stays valid for the life of the process.
 const TuningDb& process_tuning_db();
+// Forgets the database read so far (set_settings() calls it).
+void reset_process_tuning_db();
 
 }  // namespace gdr::compiler

@@ -1,0 +1,14 @@
+// What this build of the code generator is: the versions and the source hash
+// that every kernel cache key holds, for the tools' --version.
+#pragma once
+
+namespace gdr::compiler {
+
+struct BuildInfo {
+  const char* llvm_version;          // LLVM_VERSION_STRING, e.g. "14.0.6"
+  const char* halide_version;        // Halide's CMake package version, e.g. "14.0.0"
+  const char* codegen_sources_hash;  // SHA-256 of the code-generating sources (disk_cache.h)
+};
+BuildInfo build_info();
+
+}  // namespace gdr::compiler

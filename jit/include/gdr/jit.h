@@ -1,0 +1,71 @@
+// The JIT, as a program uses it: install the generated routes into gdr::run,
+// ask what a call would run, compile a variant ahead of its first call, and
+// read the caches' counts. Link gdr::jit (it brings LLVM, MLIR and Halide);
+// a program that only runs ahead-of-time kernels links gdr::runtime alone.
+//
+//   if (gdr::Status s = gdr::jit::install(); !s) ...   // once, before running
+//   gdr::Status s = gdr::run(tensors);                   // Route::Auto
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gdr/runtime.h"
+#include "gdr/status.h"
+#include "gdr/tensors.h"
+
+namespace gdr::jit {
+
+// Where compiled kernels and tuning records live and how much gdr says on
+// stderr. An empty field (or verbosity < 0) is taken from the environment,
+// read once, by install():
+struct Options {
+  // The on-disk kernel cache's folder; "off" disables it. Empty:
+  // $GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr, else $HOME/.cache/gdr.
+  std::string cache_dir;
+  // The tuning database gdr-tune writes; "off": none (default schedules).
+  // Empty: tuning.db in the cache folder (none when the cache is off).
+  std::string tuning_db;
+  // 0 silent, 1 warnings (a damaged cache entry, an unusable database), 2
+  // also one line per kernel compiled or loaded. < 0: $GDR_VERBOSE, else 1.
+  int verbosity = -1;
+};
+
+// Applies `options` to the whole process and installs the generated routes
+// (Auto, Recurrent, Chunked, ChunkedAutoschedule) into gdr::run; until then
+// Auto runs Reference and the other generated routes are refused. Errors,
+// naming the field (or environment variable): a verbosity outside 0..2, a
+// cache_dir that is a file, a tuning_db that cannot be read (a missing file
+// is an empty database). Call it before running; calling it again replaces
+// the options (kernels compiled so far stay).
+Status install(const Options& options = {});
+
+// What gdr::run(t, options) runs once install() has been called. Only t's
+// sizes are read.
+struct Plan {
+  Route route = Route::Reference;  // the route that computes: Auto resolves to Recurrent or Chunked
+  std::string schedule;            // "w16-vt64-u1-p2", "c16-w16", "adams2019"; "" for built-in routes
+  bool tuned = false;              // the schedule comes from the tuning database
+  std::string kernel;              // the compiled kernel's name; "" for built-in routes
+  // "recurrent w16-vt64-u1-p2 (tuned)", or the route's name.
+  std::string str() const;
+};
+Status plan(const Tensors& t, const gdr::Options& options, Plan* plan);
+
+// Compiles, or loads from the kernel cache, the kernel plan() names, so that
+// the first gdr::run of those sizes does not wait for it. Only t's sizes are
+// read. Nothing to do (ok) for built-in routes.
+Status warm_up(const Tensors& t, const gdr::Options& options);
+
+// What the caches did in this process so far.
+struct CacheStats {
+  int64_t memory_hits = 0;    // a call reused a kernel compiled or loaded earlier in the process
+  int64_t memory_misses = 0;  // a variant's first use: compiled or loaded from disk
+  int64_t disk_hits = 0;      // kernel objects loaded from the on-disk cache
+  int64_t disk_misses = 0;    // no entry (or the cache is off): compiled
+  int64_t disk_rejected = 0;  // damaged or mismatched entries, deleted and rebuilt
+  int64_t disk_stores = 0;    // entries written
+};
+CacheStats cache_stats();
+
+}  // namespace gdr::jit

@@ -1,0 +1,134 @@
+#include "gdr/jit.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gdr/compiler/chunked.h"
+#include "gdr/compiler/disk_cache.h"
+#include "gdr/compiler/kernel_cache_stats.h"
+#include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/plan.h"
+#include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/settings.h"
+#include "gdr/compiler/tuning_db.h"
+
+namespace gdr::jit {
+
+namespace {
+
+// The one place the JIT's environment is read: each field the caller left
+// empty, once per install().
+Status resolve(const Options& options, compiler::Settings* settings) {
+  std::error_code ec;
+  if (options.cache_dir == "off") {
+    settings->cache_dir = "";
+  } else if (!options.cache_dir.empty()) {
+    if (std::filesystem::exists(options.cache_dir, ec) &&
+        !std::filesystem::is_directory(options.cache_dir, ec))
+      return Status::error("cache_dir " + options.cache_dir + ": is a file, not a folder");
+    settings->cache_dir = options.cache_dir;
+  } else {
+    settings->cache_dir = compiler::disk_cache_dir_from_environment();
+  }
+
+  if (options.tuning_db == "off") {
+    settings->tuning_db_path = "";
+  } else if (!options.tuning_db.empty()) {
+    compiler::TuningDbFile file;  // read now so that a bad path is the caller's error
+    if (Status s = compiler::read_tuning_db(options.tuning_db, &file); !s)
+      return Status::error("tuning_db " + s.message());
+    settings->tuning_db_path = options.tuning_db;
+  } else {
+    settings->tuning_db_path = settings->cache_dir.empty() ? "" : settings->cache_dir + "/tuning.db";
+  }
+
+  if (options.verbosity > 2)
+    return Status::error("verbosity: expected 0, 1 or 2 (or < 0 for $GDR_VERBOSE), got " +
+                         std::to_string(options.verbosity));
+  settings->verbosity = options.verbosity;
+  if (settings->verbosity < 0) {
+    const char* env = std::getenv("GDR_VERBOSE");
+    const std::string text = env ? env : "";
+    if (text.empty()) settings->verbosity = 1;
+    else if (text == "0" || text == "1" || text == "2") settings->verbosity = text[0] - '0';
+    else return Status::error("GDR_VERBOSE: expected 0, 1 or 2, got '" + text + "'");
+  }
+  return Status::ok();
+}
+
+bool is_planned(Route route) {
+  return route == Route::Auto || route == Route::Recurrent || route == Route::Chunked;
+}
+
+compiler::ChunkedSpec autoschedule_spec(const Tensors& t) {
+  compiler::ChunkedSpec spec;
+  spec.K = t.K;
+  spec.V = t.V;
+  spec.scheduler = compiler::Scheduler::Adams2019;
+  return spec;
+}
+
+}  // namespace
+
+Status install(const Options& options) {
+  compiler::Settings settings;
+  if (Status s = resolve(options, &settings); !s) return s;
+  compiler::set_settings(settings);
+  compiler::install_routes();
+  compiler::install_chunked_routes();
+  return Status::ok();
+}
+
+std::string Plan::str() const {
+  if (schedule.empty()) return route_name(route);
+  return std::string(route_name(route)) + " " + schedule + (tuned ? " (tuned)" : " (default)");
+}
+
+Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
+  if (Status s = validate_sizes(t); !s) return s;
+  Plan p;
+  if (is_planned(options.route)) {
+    const compiler::Plan c = compiler::plan(options.route, t, options.threads);
+    const compiler::KernelSpec spec{t.K, t.V};
+    p.route = c.route;
+    p.tuned = c.tuned;
+    if (c.route == Route::Chunked) {
+      p.schedule = c.chunked.str();
+      p.kernel = compiler::chunked_kernel_name(compiler::ChunkedSpec{t.K, t.V, c.chunked});
+    } else {
+      p.schedule = compiler::recurrent_schedule_str(c.recurrent);
+      p.kernel = compiler::recurrent_kernel_name(spec, c.recurrent);
+    }
+  } else if (options.route == Route::ChunkedAutoschedule) {
+    p.route = options.route;
+    p.schedule = "adams2019";
+    p.kernel = compiler::chunked_kernel_name(autoschedule_spec(t));
+  } else {
+    p.route = options.route;
+  }
+  *out = p;
+  return Status::ok();
+}
+
+Status warm_up(const Tensors& t, const gdr::Options& options) {
+  if (Status s = validate_sizes(t); !s) return s;
+  if (is_planned(options.route)) return compiler::warm_up_planned(options.route, t, options);
+  if (options.route == Route::ChunkedAutoschedule)
+    return compiler::compile_chunked(autoschedule_spec(t)).status;
+  return Status::ok();
+}
+
+CacheStats cache_stats() {
+  const compiler::KernelCacheStats memory = compiler::kernel_cache_stats();
+  const compiler::DiskCacheStats disk = compiler::disk_cache_stats();
+  CacheStats s;
+  s.memory_hits = memory.hits;
+  s.memory_misses = memory.misses;
+  s.disk_hits = disk.hits;
+  s.disk_misses = disk.misses;
+  s.disk_rejected = disk.rejected;
+  s.disk_stores = disk.stores;
+  return s;
+}
+
+}  // namespace gdr::jit

@@ -1,0 +1,218 @@
+// gdr/jit.h as a program uses it: install() with its options (cache folder,
+// tuning database, verbosity), plan(), warm_up() and the cache counts, with
+// the routes' results checked against float64. The options are process-wide,
+// so each test installs the ones it needs.
+#include "gdr/jit.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/target.h"
+#include "gdr/compiler/tuning_db.h"
+#include "route_tester.h"
+#include "scoped_env.h"
+#include "temp_dir.h"
+
+namespace gdr::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+Options route_options(Route route, int threads = 1) {
+  Options o;
+  o.route = route;
+  o.threads = threads;
+  return o;
+}
+
+int files_in(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) n += e.is_regular_file() ? 1 : 0;
+  return n;
+}
+
+// Sizes only: plan() and warm_up() read no tensor.
+Tensors sizes(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V) {
+  Tensors t;
+  t.B = B, t.H = H, t.T = T, t.K = K, t.V = V;
+  return t;
+}
+
+TEST(JitTest, InstalledRoutesMatchFloat64AndUseTheGivenCacheFolder) {
+  const TempDir cache("gdr-jit-cache");
+  jit::Options options;
+  options.cache_dir = cache.str();
+  ASSERT_TRUE(jit::install(options));
+  for (Route route : {Route::Auto, Route::Recurrent, Route::Chunked}) {
+    Problem p = make_problem(2, 3, 33, 24, 40, {DecayRegime::Uniform, BetaRegime::Uniform, true, 5});
+    expect_within_contract(p, route_options(route, 2), route_name(route));
+  }
+  // The recurrent kernel, the chunked kernel and the Halide runtime.
+  EXPECT_EQ(files_in(cache.str()), 3);
+}
+
+TEST(JitTest, CacheOffWritesNothing) {
+  const TempDir home("gdr-jit-home");
+  const ScopedEnv cache_env("GDR_CACHE_DIR", home.str());  // what "off" overrides
+  jit::Options options;
+  options.cache_dir = "off";
+  ASSERT_TRUE(jit::install(options));
+  const jit::CacheStats before = jit::cache_stats();
+  Problem p = make_problem(1, 2, 5, 16, 24);
+  expect_within_contract(p, route_options(Route::Recurrent));
+  EXPECT_EQ(files_in(home.str()), 0);
+  EXPECT_EQ(jit::cache_stats().disk_stores, before.disk_stores);
+}
+
+TEST(JitTest, PlanNamesRouteScheduleAndKernel) {
+  jit::Options options;
+  options.tuning_db = "off";
+  ASSERT_TRUE(jit::install(options));
+  jit::Plan p;
+  ASSERT_TRUE(jit::plan(sizes(1, 4, 1, 64, 96), route_options(Route::Auto), &p));
+  EXPECT_EQ(p.route, Route::Recurrent);
+  EXPECT_FALSE(p.tuned);
+  EXPECT_EQ(p.kernel.rfind("gdr_recurrent_f32_k64_v96__w", 0), 0u) << p.kernel;
+  EXPECT_EQ(p.str(), "recurrent " + p.schedule + " (default)");
+  compiler::RecurrentSchedule parsed;
+  std::string error;
+  EXPECT_TRUE(compiler::parse_recurrent_schedule(p.schedule, &parsed, &error)) << p.schedule << error;
+
+  ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::Chunked), &p));
+  EXPECT_EQ(p.route, Route::Chunked);
+  EXPECT_EQ(p.schedule, "c16-w16");  // the measured default
+  EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w16");
+
+  ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::ChunkedAutoschedule), &p));
+  EXPECT_EQ(p.schedule, "adams2019");
+  EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w16_adams2019");
+
+  ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::Reference), &p));
+  EXPECT_EQ(p.route, Route::Reference);
+  EXPECT_EQ(p.str(), "reference");
+  EXPECT_EQ(p.kernel, "");
+}
+
+// A record for this host in a database given by path: plan() reports it
+// tuned and the route runs it, within the contract.
+TEST(JitTest, TuningDatabaseFromOptions) {
+  const TempDir dir("gdr-jit-db");
+  compiler::TuningRecord r;
+  r.host_cpu = compiler::host_target().cpu;
+  r.K = 16, r.V = 24, r.T_min = 0, r.T_max = compiler::kUnboundedT, r.threads = 1;
+  r.route = Route::Recurrent;
+  r.schedule = "w4-vt8-u2-p1";
+  r.median_ns = 1000;
+  ASSERT_TRUE(compiler::write_tuning_db(dir.path("tuning.db"), {r}));
+  jit::Options options;
+  options.tuning_db = dir.path("tuning.db");
+  ASSERT_TRUE(jit::install(options));
+  jit::Plan p;
+  ASSERT_TRUE(jit::plan(sizes(1, 2, 7, 16, 24), route_options(Route::Auto), &p));
+  EXPECT_EQ(p.str(), "recurrent w4-vt8-u2-p1 (tuned)");
+  EXPECT_EQ(p.kernel, "gdr_recurrent_f32_k16_v24__w4_vt8_u2_p1");
+  Problem problem = make_problem(1, 2, 7, 16, 24);
+  expect_within_contract(problem, route_options(Route::Auto));
+
+  // Without the database the same call plans the default.
+  options.tuning_db = "off";
+  ASSERT_TRUE(jit::install(options));
+  ASSERT_TRUE(jit::plan(sizes(1, 2, 7, 16, 24), route_options(Route::Auto), &p));
+  EXPECT_FALSE(p.tuned);
+}
+
+TEST(JitTest, WarmUpCompilesBeforeTheFirstRun) {
+  ASSERT_TRUE(jit::install());
+  // A variant no other test uses, so its first lookup is a miss.
+  Problem p = make_problem(1, 3, 6, 20, 36);
+  const Options o = route_options(Route::Recurrent);
+  const jit::CacheStats before = jit::cache_stats();
+  ASSERT_TRUE(jit::warm_up(sizes(1, 3, 6, 20, 36), o));
+  const jit::CacheStats warmed = jit::cache_stats();
+  EXPECT_EQ(warmed.memory_misses, before.memory_misses + 1);
+  EXPECT_EQ(warmed.disk_hits + warmed.disk_misses, before.disk_hits + before.disk_misses + 1);
+  expect_within_contract(p, o);
+  const jit::CacheStats ran = jit::cache_stats();
+  EXPECT_EQ(ran.memory_misses, warmed.memory_misses);  // nothing compiled by the run
+  EXPECT_GE(ran.memory_hits, warmed.memory_hits + 1);
+  EXPECT_EQ(ran.disk_hits + ran.disk_misses, warmed.disk_hits + warmed.disk_misses);
+  EXPECT_TRUE(jit::warm_up(sizes(1, 3, 6, 20, 36), route_options(Route::Reference)));
+}
+
+TEST(JitTest, BadOptionsAndSizesAreRefusedNamingThem) {
+  const TempDir dir("gdr-jit-bad");
+  std::ofstream(dir.path("file")) << "x";
+  jit::Options o;
+  o.verbosity = 3;
+  Status s = jit::install(o);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message().rfind("verbosity: ", 0), 0u) << s.message();
+
+  o = {};
+  o.cache_dir = dir.path("file");
+  s = jit::install(o);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message().rfind("cache_dir " + dir.path("file"), 0), 0u) << s.message();
+
+  o = {};
+  o.tuning_db = dir.str();  // a folder
+  s = jit::install(o);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message().rfind("tuning_db " + dir.str(), 0), 0u) << s.message();
+
+  {
+    const ScopedEnv verbose("GDR_VERBOSE", "loud");
+    s = jit::install();
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.message(), "GDR_VERBOSE: expected 0, 1 or 2, got 'loud'");
+  }
+
+  jit::Plan p;
+  s = jit::plan(sizes(1, 0, 4, 8, 8), route_options(Route::Auto), &p);
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message().rfind("H must be positive", 0), 0u) << s.message();
+  s = jit::warm_up(sizes(1, 2, -1, 8, 8), route_options(Route::Chunked));
+  EXPECT_FALSE(s);
+  EXPECT_EQ(s.message().rfind("T must be non-negative", 0), 0u) << s.message();
+}
+
+// Verbosity 2 says what was compiled or loaded; 0 silences the warnings 1
+// shows (here: a database line that does not parse).
+TEST(JitTest, VerbosityChoosesWhatIsSaid) {
+  const TempDir dir("gdr-jit-verbose");
+  std::ofstream(dir.path("tuning.db")) << compiler::kTuningDbHeader << "\nnot a record\n";
+  jit::Options o;
+  o.cache_dir = dir.str();
+  o.tuning_db = dir.path("tuning.db");
+  const Tensors t = sizes(1, 1, 3, 12, 20);  // a variant of its own
+  for (int verbosity : {0, 1, 2}) {
+    o.verbosity = verbosity;
+    ASSERT_TRUE(jit::install(o));
+    testing::internal::CaptureStderr();
+    jit::Plan p;
+    ASSERT_TRUE(jit::plan(t, route_options(Route::Recurrent), &p));  // reads the database
+    ASSERT_TRUE(jit::warm_up(t, route_options(Route::Recurrent)));
+    const std::string err = testing::internal::GetCapturedStderr();
+    const bool warned = err.find("gdr: tuning db " + dir.path("tuning.db") + ":2: ") != std::string::npos;
+    const bool noted = err.find("gdr: " + p.kernel + " compiled in ") != std::string::npos;
+    EXPECT_EQ(warned, verbosity >= 1) << verbosity << ": " << err;
+    // Compiled once, at the first warm-up (verbosity 0); later ones reuse it.
+    EXPECT_FALSE(noted) << verbosity << ": " << err;
+  }
+  // A new variant at verbosity 2: one line naming it.
+  testing::internal::CaptureStderr();
+  const Tensors other = sizes(1, 1, 3, 12, 28);
+  jit::Plan p;
+  ASSERT_TRUE(jit::plan(other, route_options(Route::Recurrent), &p));
+  ASSERT_TRUE(jit::warm_up(other, route_options(Route::Recurrent)));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("gdr: " + p.kernel + " compiled in "), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace gdr::test
