@@ -24,24 +24,23 @@ install(FILES
 
 install(TARGETS gdr_runtime EXPORT gdrRuntimeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT gdrRuntimeTargets NAMESPACE gdr:: DESTINATION ${GDR_CMAKE_INSTALL_DIR})
 
 if(GDR_BUILD_COMPILER)
   install(FILES ${PROJECT_SOURCE_DIR}/jit/include/gdr/jit.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gdr)
   # gdr::jit is static: every library it links, PRIVATE or not, is part of
-  # its link line, so each must be in the export set (their headers are
-  # not installed). An internal library added to gdr_compiler later goes here
-  # too; install(EXPORT) names any that is missing.
+  # its link line, so each must be in the export set. Their headers are not
+  # installed (their include folders are $<BUILD_INTERFACE:...>). An
+  # internal library added to gdr_compiler later goes in this list too;
+  # install(EXPORT) names any that is missing.
   set(gdr_jit_export gdr_jit gdr_compiler gdr_dialect gdr_schedules gdr_halide_abi)
   if(TARGET gdr_support)
     list(APPEND gdr_jit_export gdr_support)
   endif()
   install(TARGETS ${gdr_jit_export} EXPORT gdrJitTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(EXPORT gdrJitTargets NAMESPACE gdr:: DESTINATION ${GDR_CMAKE_INSTALL_DIR})
 endif()
 
@@ -63,5 +62,6 @@ install(FILES ${PROJECT_BINARY_DIR}/gdrConfig.cmake ${PROJECT_BINARY_DIR}/gdrCon
 
 # gdr.pc locates the prefix from its own folder, so the install can move.
 file(RELATIVE_PATH GDR_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" GDR_PC_TO_PREFIX "${GDR_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gdr.pc.in ${PROJECT_BINARY_DIR}/gdr.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gdr.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

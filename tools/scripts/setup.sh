@@ -8,8 +8,8 @@ cd "$(dirname "$0")/../.."
 packages=(
   cmake ninja-build clang-14 lld-14 llvm-14-dev llvm-14-tools
   libmlir-14-dev mlir-14-tools libhalide14-0-dev libpng-dev libjpeg-dev
-  libfmt-dev libgtest-dev libbenchmark-dev
-  zlib1g-dev libclang-rt-14-dev python3
+  libgtest-dev zlib1g-dev libclang-rt-14-dev python3
+  pkgconf  # the package tests read gdr.pc with pkg-config
 )
 missing=()
 for p in "${packages[@]}"; do
