@@ -98,8 +98,9 @@ TEST_F(ToolCliTest, AnUnknownFlagIsAUsageError) {
     const Result r = run(tool.path, "--frobnicate 1");
     EXPECT_EQ(r.exit_code, tools::kExitUsage) << tool.name << ": " << r.err;
     EXPECT_NE(r.err.find("frobnicate"), std::string::npos) << tool.name << ": " << r.err;
-    if (tool.name != "gdr-opt")  // LLVM's parser words its own message
+    if (tool.name != "gdr-opt") {  // LLVM's parser words its own message
       EXPECT_EQ(r.err, tool.name + ": unknown argument --frobnicate (see --help)\n");
+    }
   }
 }
 

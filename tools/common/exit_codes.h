@@ -9,6 +9,6 @@ constexpr int kExitUsage = 2;   // the command line is wrong: nothing was done
 
 constexpr char kExitCodesHelp[] =
     "exit codes: 0 ok, 1 the op or compile failed (or a file could not be read or written),\n"
-    "            2 usage (a bad command line or GDR_VERBOSE; nothing was done)\n";
+    "            2 usage (a bad command line or environment variable; nothing was done)\n";
 
 }  // namespace gdr::tools
