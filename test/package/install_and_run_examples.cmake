@@ -88,3 +88,16 @@ gdr_step("build the aot example with pkg-config" COMMAND ${CXX} -std=c++17 -O2 $
          ${examples}/aot/main.cpp ${WORK_DIR}/aot/kernel/recurrent.o ${pc_flags}
          -o ${WORK_DIR}/aot_example_pkg_config)
 gdr_step("run the pkg-config build" COMMAND ${WORK_DIR}/aot_example_pkg_config EXPECT "aot example: ok\n")
+
+# A plugin: the static runtime linked into a shared library, which needs it
+# built as position-independent code. The calls pull in every object of it.
+file(WRITE ${WORK_DIR}/plugin.cpp [=[
+#include <gdr/loader.h>
+#include <gdr/runtime.h>
+extern "C" int gdr_plugin_check() {
+  gdr::Kernel kernel;
+  return gdr::run(gdr::Tensors{}).is_ok() + gdr::load_kernel("none.so", "f", &kernel).is_ok();
+}
+]=])
+gdr_step("link the runtime into a shared library" COMMAND ${CXX} -std=c++17 -shared -fPIC ${LINKER_FLAGS}
+         ${WORK_DIR}/plugin.cpp ${pc_flags} -o ${WORK_DIR}/libplugin.so)
