@@ -56,6 +56,19 @@ endforeach()
 gdr_step("gdr-run --version" COMMAND ${prefix}/bin/gdr-run --version
          EXPECT "^gdr-run [0-9]+\\.[0-9]+\\.[0-9]+\nruntime only: ")
 
+# Asking this package for the JIT fails, saying why.
+set(ask ${WORK_DIR}/ask-for-jit)
+file(WRITE ${ask}/CMakeLists.txt "cmake_minimum_required(VERSION 3.20)\nproject(ask LANGUAGES CXX)\n"
+     "find_package(gdr CONFIG REQUIRED COMPONENTS jit)\n")
+file(REMOVE_RECURSE ${ask}/build)
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${ask} -B ${ask}/build -G Ninja -DCMAKE_PREFIX_PATH=${prefix}
+                -DCMAKE_CXX_COMPILER=${CXX} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REGEX REPLACE "[ \n]+" " " err "${err}")
+if(rc EQUAL 0 OR NOT err MATCHES "component 'jit': this gdr was built without the compiler")
+  message(FATAL_ERROR "find_package(gdr COMPONENTS jit) on a runtime-only install: ${rc}\n${err}")
+endif()
+message(STATUS "find_package(gdr COMPONENTS jit) refused: ok")
+
 if(GDR_COMPILE)
   set(example ${WORK_DIR}/aot)
   gdr_forget_configuration(${example})
