@@ -240,7 +240,7 @@ TEST_F(DiskCacheTest, KeysSeparateVariantsTargetsAndVersions) {
   EXPECT_NE(cache.entry_path(a),
             cache.entry_path(compiler::recurrent_cache_description(kSpec, kSchedule, other)));
   const std::string key = cache.key_text(a);
-  EXPECT_NE(key.find("format " + std::to_string(compiler::kDiskCacheFormatVersion)), std::string::npos);
+  EXPECT_NE(key.find("format " + std::to_string(compiler::kDiskCacheFormatVersion)), std::string::npos) << key;
   EXPECT_NE(key.find("llvm 14."), std::string::npos) << key;
   EXPECT_NE(key.find(host.features), std::string::npos);
 }

@@ -233,14 +233,26 @@ TEST_F(TuningDbTest, RecordsThatCannotCompileOnTheHostAreSkipped) {
   EXPECT_EQ(narrow.find(Route::Recurrent, 8, 8, 0, 7), nullptr);
   EXPECT_FALSE(plan(narrow, Route::Recurrent, 8, 8, 0, 7).tuned);
 
-  // Loaded from a file: one line each, naming the file and the record.
+  // Loaded from a file: one line however many, naming the file, the count
+  // and the first record.
   ASSERT_TRUE(write_tuning_db(path("t.db"), records));
   testing::internal::CaptureStderr();
   load_tuning_db(path("t.db"), host("cpu", 256));
   const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 7) << err;
-  EXPECT_NE(err.find("gdr: tuning db " + path("t.db") + ": record 'cpu 8 8 0 1 1 recurrent w4-vt4-u16 1'"),
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("gdr: tuning db " + path("t.db") + ": 7 records do not fit this host"),
             std::string::npos) << err;
+  EXPECT_NE(err.find("(the first: " + narrow.skipped()[0] + ")"), std::string::npos) << err;
+
+  // A single one is named in full.
+  ASSERT_TRUE(write_tuning_db(path("one.db"), {records[0]}));
+  testing::internal::CaptureStderr();
+  load_tuning_db(path("one.db"), host("other-cpu", 512));
+  load_tuning_db(path("one.db"), host("cpu", 64));
+  const std::string one = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(one.begin(), one.end(), '\n'), 1) << one;
+  EXPECT_NE(one.find(": record '" + tuning_record_line(records[0]) + "' does not fit this host"),
+            std::string::npos) << one;
 }
 
 // The decode default's tile: 8 vectors, clamped to the whole vectors of V

@@ -79,10 +79,8 @@ Config parse_args(int argc, char** argv) {
     if (!s) die(s.message());
   c.threads.assign(threads.begin(), threads.end());
   if (flags.has("--impl")) c.impls = gdr::tools::split_list(flags.get("--impl"));
-  if (flags.has("--seconds")) {
-    c.seconds_per_case = std::atof(flags.get("--seconds").c_str());
-    if (!(c.seconds_per_case > 0)) die("--seconds: expected a positive number");
-  }
+  if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &c.seconds_per_case); !s)
+    die(s.message());
   c.json = flags.get("--json");
   c.halide_profile = flags.get("--halide-profile") == "1";
   return c;

@@ -1,6 +1,7 @@
 // gdr-run: runs the op on .npy files, for debugging and end-to-end checks.
 // On any error: one line naming the file or argument and the reason, a
-// non-zero exit, and no output file written.
+// non-zero exit, and no output file written or changed. An output that is
+// an input (or the other output) is refused before any work.
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -12,6 +13,7 @@
 #include "../common/implementations.h"
 #include "../common/npy.h"
 #include "gdr/runtime.h"
+#include "gdr/support/staged_outputs.h"
 
 namespace {
 
@@ -52,6 +54,18 @@ int main(int argc, char** argv) {
   options.threads = static_cast<int>(threads);
   int64_t explain = 0;
   if (gdr::Status s = flags.integer("--explain", 0, 1, &explain); !s) return fail(s.message());
+
+  // Outputs never replace an input, nor each other: checked before any work,
+  // and both are staged so that a failed run leaves every file as it was.
+  gdr::support::StagedOutputs outputs;
+  for (const char* output : {"--out", "--final-state"}) {
+    for (int i = 0; i < 6; ++i)
+      if (gdr::support::same_file(args[output], args[files[i]]))
+        return fail(std::string(output) + " " + args[output] + " is the same file as " + files[i] +
+                    " " + args[files[i]] + ": gdr-run never overwrites an input");
+    if (gdr::Status s = outputs.add(std::string(output) + " " + args[output], args[output]); !s)
+      return fail(s.message());
+  }
 
   std::map<std::string, gdr::npy::Array> in;
   for (int i = 0; i < 6; ++i) {
@@ -96,11 +110,10 @@ int main(int argc, char** argv) {
   if (explain == 1)
     std::printf("gdr-run: %s ran %s\n", gdr::route_name(options.route),
                 gdr::tools::explain_route(options.route, t, options.threads).c_str());
-  if (gdr::Status s = gdr::npy::write(args["--out"], out); !s)
-    return fail("--out " + args["--out"] + ": " + s.message());
-  if (gdr::Status s = gdr::npy::write(args["--final-state"], final_state); !s) {
-    std::remove(args["--out"].c_str());
-    return fail("--final-state " + args["--final-state"] + ": " + s.message());
-  }
+  size_t index = 0;
+  for (const gdr::npy::Array* a : {&out, &final_state})
+    if (gdr::Status s = outputs.write(index++, {gdr::npy::header_bytes(a->shape), gdr::npy::data_bytes(*a)}); !s)
+      return fail(s.message());
+  if (gdr::Status s = outputs.commit(); !s) return fail(s.message());
   return 0;
 }
