@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@
 #include "../common/measure.h"
 #include "../common/peak.h"
 #include "gdr/runtime.h"
+#include "gdr/support/staged_outputs.h"
 #include "reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
@@ -103,6 +104,10 @@ std::string json_record(const Record& r) {
 
 int main(int argc, char** argv) {
   Config config = parse_args(argc, argv);
+  // The --json file is checked (and staged) before an hour of measuring.
+  gdr::support::StagedOutputs json_output;
+  if (!config.json.empty())
+    if (gdr::Status s = json_output.add("--json " + config.json, config.json); !s) die(s.message());
   gdr::tools::install_all_routes();
   if (config.impls.empty()) {
 #ifdef GDR_HAVE_COMPILER
@@ -242,13 +247,14 @@ int main(int argc, char** argv) {
       }
 
   if (!config.json.empty()) {
-    std::ofstream out(config.json);
+    std::ostringstream out;
     out << "[\n  {\"impl\": \"machine\", \"fma_gflops_1t\": " << peak.fma_gflops_1t
         << ", \"fma_gflops_2t\": " << peak.fma_gflops_2t << ", \"copy_gbps_1t\": " << peak.copy_gbps_1t
         << ", \"vector_bits\": " << peak.vector_bits << "}";
     for (const Record& r : records) out << ",\n  " << json_record(r);
     out << "\n]\n";
-    if (!out) die("--json " + config.json + ": write failed");
+    if (gdr::Status s = json_output.write(0, {out.str()}); !s) die(s.message());
+    if (gdr::Status s = json_output.commit(); !s) die(s.message());
     std::printf("\nwrote %s\n", config.json.c_str());
   }
   return 0;
