@@ -294,9 +294,27 @@ RouteRunner chunked_runner(const ChunkedSpec& spec) {
   };
 }
 
+namespace {
+
+// Halide names a header's include guard after the path it writes to
+// (Module::compile): a header written under a staging name gets the guard
+// of the name it is staged for.
+Status rename_include_guard(const std::string& header, const std::string& final_path) {
+  auto guard = [](const std::string& path) { return "HALIDE_" + Halide::Internal::c_print_name(path); };
+  std::ifstream in(header, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = guard(header), to = guard(final_path);
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  std::ofstream out(header, std::ios::binary | std::ios::trunc);
+  out << text;
+  return out ? Status::ok() : Status::error("cannot rewrite " + header);
+}
+
+}  // namespace
+
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target_name,
-                                const std::string& path_prefix, const std::string& function_name,
-                                bool with_assembly) {
+                                const std::string& function_name, const ChunkedFiles& paths) {
   try {
     Halide::Target target;
     if (Status s = parse_target(target_name, &target); !s) return s;
@@ -304,10 +322,11 @@ Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& targ
     schedules::ChunkedAlgorithm alg;
     if (Status s = build_pipeline(spec, target, alg); !s) return s;
     std::map<Halide::OutputFileType, std::string> files = {
-        {Halide::OutputFileType::object, path_prefix + ".o"},
-        {Halide::OutputFileType::c_header, path_prefix + ".h"}};
-    if (with_assembly) files[Halide::OutputFileType::assembly] = path_prefix + ".s";
+        {Halide::OutputFileType::object, paths.object}, {Halide::OutputFileType::c_header, paths.header}};
+    if (!paths.assembly.empty()) files[Halide::OutputFileType::assembly] = paths.assembly;
     alg.pipeline().compile_to(files, alg.arguments(), function_name, target);
+    if (!paths.header_final.empty())
+      if (Status s = rename_include_guard(paths.header, paths.header_final); !s) return s;
   } catch (const Halide::Error& e) {
     return Status::error("Halide failed to compile " + function_name + ": " + e.what());
   } catch (const std::exception& e) {

@@ -4,26 +4,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
+#include <mutex>
+#include <set>
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/Support/SHA256.h>
 
-#include "gdr/compiler/atomic_file.h"
 #include "gdr/compiler/codegen_sources_hash.h"
 #include "gdr/compiler/diagnostics.h"
 #include "gdr/compiler/settings.h"
+#include "gdr/support/atomic_file.h"
+#include "gdr/support/file_trust.h"
+#include "gdr/support/regular_file.h"
 
 namespace gdr::compiler {
 
 namespace {
 
 constexpr char kMagic[8] = {'G', 'D', 'R', 'K', 'C', 'A', 'C', 'H'};
+// No kernel object comes near this; a larger "entry" is not ours.
+constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
 
 // Fixed-size part of an entry, native byte order (a cache is per machine).
 struct Header {
@@ -31,9 +39,9 @@ struct Header {
   uint32_t format_version;
   uint32_t key_size;
   uint64_t payload_size;
-  uint64_t payload_checksum;
+  uint8_t payload_sha256[32];
 };
-static_assert(sizeof(Header) == 32, "the entry layout is part of the format");
+static_assert(sizeof(Header) == 56, "the entry layout is part of the format");
 
 struct Counters {
   std::atomic<int64_t> hits{0}, misses{0}, rejected{0}, stores{0};
@@ -43,26 +51,17 @@ Counters& counters() {
   return c;
 }
 
-// Reads a whole file and says which file it was.
-bool read_file(const std::string& path, std::vector<char>* bytes, DiskCache::FileId* id) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st;
-  bool ok = ::fstat(fd, &st) == 0;
-  if (ok) *id = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
-  bytes->clear();
-  char buffer[1 << 16];
-  while (ok) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = n == 0;
-      break;
-    }
-    bytes->insert(bytes->end(), buffer, buffer + n);
-  }
-  ::close(fd);
-  return ok;
+std::array<uint8_t, 32> sha256(const char* data, size_t size) {
+  return llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(data), size));
+}
+
+// Says once per process and (folder, reason) that a folder is not used.
+void report_untrusted_folder(const std::string& dir, const std::string& why) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(dir + '\n' + why).second)
+    warn("gdr: kernel cache folder " + dir + " " + why + "; not using it, compiling in memory");
 }
 
 // Reports a bad entry and deletes it, so the next compile rewrites it. Only
@@ -70,24 +69,16 @@ bool read_file(const std::string& path, std::vector<char>* bytes, DiskCache::Fil
 // entry over it meanwhile, that one stays. (A rename between the stat and
 // the remove can still lose a good entry: it is rebuilt, never misused.)
 void discard(const std::string& path, const DiskCache::FileId& id, const std::string& why) {
-  warn("gdr: kernel cache entry " + path + " " + why + "; deleted, compiling again");
+  std::string outcome = "deleted";
   struct stat now;
-  if (::stat(path.c_str(), &now) == 0 && static_cast<uint64_t>(now.st_dev) == id.device &&
-      static_cast<uint64_t>(now.st_ino) == id.inode)
-    std::remove(path.c_str());
+  if (::lstat(path.c_str(), &now) == 0 && static_cast<uint64_t>(now.st_dev) == id.device &&
+      static_cast<uint64_t>(now.st_ino) == id.inode && std::remove(path.c_str()) != 0)
+    outcome = std::string("cannot delete it (") + std::strerror(errno) + ")";
+  warn("gdr: kernel cache entry " + path + " " + why + "; " + outcome + ", compiling again");
   counters().rejected++;
 }
 
 }  // namespace
-
-uint64_t fnv1a64(const char* data, size_t size) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 std::string disk_cache_dir_from_environment() {
   auto env = [](const char* name) -> std::string {
@@ -121,10 +112,8 @@ std::string DiskCache::key_text(const std::string& description) const {
 
 std::string DiskCache::entry_path(const std::string& description) const {
   const std::string key = key_text(description);
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx.gdrk",
-                static_cast<unsigned long long>(fnv1a64(key.data(), key.size())));
-  return dir_ + "/" + name;
+  const std::array<uint8_t, 32> hash = sha256(key.data(), key.size());
+  return dir_ + "/" + llvm::toHex(llvm::makeArrayRef(hash.data(), 16), /*LowerCase=*/true) + ".gdrk";
 }
 
 bool DiskCache::load(const std::string& description, std::vector<char>* payload) const {
@@ -132,25 +121,55 @@ bool DiskCache::load(const std::string& description, std::vector<char>* payload)
   return load(description, payload, &id);
 }
 
+bool DiskCache::trusted() const {
+  if (std::string why = support::why_folder_untrusted(dir_); !why.empty()) {
+    report_untrusted_folder(dir_, why);
+    return false;
+  }
+  return true;
+}
+
 bool DiskCache::load(const std::string& description, std::vector<char>* payload, FileId* id) const {
-  if (!enabled()) {
-    counters().misses++;
-    return false;
-  }
-  sweep_stale_temporaries_once(dir_, ".gdrk");
   const std::string path = entry_path(description);
-  std::vector<char> file;
-  if (!read_file(path, &file, id)) {
+  struct stat seen;
+  // No folder yet, or no entry, is a plain miss; a folder that exists is
+  // used only when it is trusted.
+  if (!enabled() || ::stat(dir_.c_str(), &seen) != 0 || !trusted()) {
     counters().misses++;
     return false;
   }
+  support::sweep_stale_temporaries_once(dir_, ".gdrk");
+  if (::lstat(path.c_str(), &seen) != 0) {
+    counters().misses++;
+    return false;
+  }
+  *id = {static_cast<uint64_t>(seen.st_dev), static_cast<uint64_t>(seen.st_ino)};
   auto discard_entry = [&](const std::string& why) { discard(path, *id, why); };
+  support::RegularFile file;
+  if (Status s = support::RegularFile::open(path, &file, support::RegularFile::Links::Refuse); !s) {
+    discard_entry(s.message() + ", not used");
+    return false;
+  }
+  *id = {static_cast<uint64_t>(file.info().st_dev), static_cast<uint64_t>(file.info().st_ino)};
+  if (std::string why = support::why_file_untrusted(file.info()); !why.empty()) {
+    discard_entry(why + ", not used");
+    return false;
+  }
   Header h;
   if (file.size() < sizeof h) {
     discard_entry("is truncated (" + std::to_string(file.size()) + " bytes)");
     return false;
   }
-  std::memcpy(&h, file.data(), sizeof h);
+  if (file.size() > kMaxEntryBytes) {
+    discard_entry("is " + std::to_string(file.size()) + " bytes, larger than any kernel");
+    return false;
+  }
+  std::string bytes;
+  if (Status s = file.read_all(kMaxEntryBytes, &bytes); !s) {
+    discard_entry(s.message());
+    return false;
+  }
+  std::memcpy(&h, bytes.data(), sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) {
     discard_entry("is not a gdr cache entry (bad magic)");
     return false;
@@ -161,19 +180,19 @@ bool DiskCache::load(const std::string& description, std::vector<char>* payload,
     return false;
   }
   // Sizes are checked against the file before they are used as offsets.
-  const uint64_t body = file.size() - sizeof h;
+  const uint64_t body = bytes.size() - sizeof h;
   if (h.key_size > body || h.payload_size != body - h.key_size) {
     discard_entry("has the wrong size (truncated or overwritten)");
     return false;
   }
   const std::string key = key_text(description);
-  if (std::string(file.data() + sizeof h, h.key_size) != key) {
+  if (bytes.compare(sizeof h, h.key_size, key) != 0) {
     discard_entry("holds a different key");
     return false;
   }
-  const char* data = file.data() + sizeof h + h.key_size;
-  if (fnv1a64(data, h.payload_size) != h.payload_checksum) {
-    discard_entry("fails its checksum (corrupt)");
+  const char* data = bytes.data() + sizeof h + h.key_size;
+  if (std::memcmp(sha256(data, h.payload_size).data(), h.payload_sha256, sizeof h.payload_sha256) != 0) {
+    discard_entry("fails its SHA-256 checksum (corrupt)");
     return false;
   }
   payload->assign(data, data + h.payload_size);
@@ -189,20 +208,23 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
   h.format_version = kDiskCacheFormatVersion;
   h.key_size = static_cast<uint32_t>(key.size());
   h.payload_size = payload.size();
-  h.payload_checksum = fnv1a64(payload.data(), payload.size());
+  const std::array<uint8_t, 32> checksum = sha256(payload.data(), payload.size());
+  std::memcpy(h.payload_sha256, checksum.data(), checksum.size());
 
   // One temporary file per writer, renamed over the entry
   // (write_file_atomically): a reader sees the old file or the whole new
   // one; a file torn by a crash fails the checks.
   const std::string path = entry_path(description);
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  std::string failure = ec.message();
-  if (!ec) {
-    sweep_stale_temporaries_once(dir_, ".gdrk");
-    failure = write_file_atomically(
-        path, {std::string_view(reinterpret_cast<const char*>(&h), sizeof h), key,
-               std::string_view(payload.data(), payload.size())});
+  Status created = support::create_private_folders(dir_);
+  std::string failure = created.message();
+  if (created) {
+    if (!trusted()) return;
+    support::sweep_stale_temporaries_once(dir_, ".gdrk");
+    failure = support::write_file_atomically(
+        path,
+        {std::string_view(reinterpret_cast<const char*>(&h), sizeof h), key,
+         std::string_view(payload.data(), payload.size())},
+        0644);
   }
   if (!failure.empty()) {
     static std::atomic<bool> reported{false};

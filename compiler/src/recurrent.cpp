@@ -141,7 +141,7 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   if (!llvm_module) return Status::error("translation to LLVM IR failed: " + diagnostics);
 
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, &error);
-  if (!tm) return Status::error("no LLVM target for " + target.triple + ": " + error);
+  if (!tm) return Status::error(error);
   llvm_module->setDataLayout(tm->createDataLayout());
   llvm_module->setTargetTriple(target.triple);
   set_function_attributes(*llvm_module, target);

@@ -21,8 +21,8 @@ std::string file_argument(const std::string& path) {
 
 }  // namespace
 
-Status link_shared_object(const std::string& object_path, const std::string& so_path) {
-  const std::string soname = so_path.substr(so_path.find_last_of('/') + 1);
+Status link_shared_object(const std::string& object_path, const std::string& so_path,
+                          const std::string& soname) {
   std::string tried;
   for (const char* linker : {"ld.lld-14", "ld.lld"}) {
     std::vector<std::string> words = {linker, "-shared", "-soname", soname, "-o",

@@ -1,6 +1,7 @@
 #include "gdr/compiler/target.h"
 
 #include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
@@ -36,10 +37,29 @@ const Target& host_target() {
   return host;
 }
 
-std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error) {
+std::string why_triple_unknown(const std::string& triple) {
   initialize_native_target();
+  std::string error;
+  if (llvm::TargetRegistry::lookupTarget(triple, error)) return "";
+  return "no LLVM target for " + triple + ": " + error;
+}
+
+std::string why_cpu_unknown(const std::string& triple, const std::string& cpu) {
+  if (std::string why = why_triple_unknown(triple); !why.empty()) return why;
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const std::unique_ptr<llvm::MCSubtargetInfo> subtarget(llvm_target->createMCSubtargetInfo(triple, "", ""));
+  if (cpu.empty() || (subtarget && subtarget->isCPUStringValid(cpu))) return "";
+  return "unknown CPU '" + cpu + "' for " + triple + " (llc-14 -mtriple=" + triple +
+         " -mcpu=help lists the known ones)";
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error) {
+  // LLVM only warns about an unknown CPU and then builds for a generic one:
+  // refuse it instead.
+  *error = why_cpu_unknown(target.triple, target.cpu);
+  if (!error->empty()) return nullptr;
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, *error);
-  if (!llvm_target) return nullptr;
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(llvm_target->createTargetMachine(
       target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, llvm::None,

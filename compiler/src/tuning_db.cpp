@@ -12,17 +12,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
+#include <tuple>
 
-#include "gdr/compiler/atomic_file.h"
 #include "gdr/compiler/diagnostics.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/settings.h"
 #include "gdr/schedules/schedule.h"
+#include "gdr/support/atomic_file.h"
+#include "gdr/support/file_trust.h"
+#include "gdr/support/regular_file.h"
 
 namespace gdr::compiler {
 
@@ -31,6 +34,8 @@ const char kTuningDbHeader[] = "# gdr tuning db v1";
 namespace {
 
 const char kColumns[] = "# host_cpu K V T_min T_max threads route schedule median_ns";
+// About 70 bytes a record: room for a million records, not for /dev/zero.
+constexpr uint64_t kMaxTuningDbBytes = uint64_t(64) << 20;
 
 // Parses r->schedule for r->route into r->recurrent or r->chunked; why
 // not, or "".
@@ -123,15 +128,22 @@ std::string tuning_record_line(const TuningRecord& r) {
 }
 
 Status read_tuning_db(const std::string& path, TuningDbFile* file) {
-  std::error_code ec;
-  // An ifstream opens a folder and reads nothing from it: say so instead.
-  if (std::filesystem::is_directory(path, ec)) return Status::error(path + ": is a folder, not a file");
-  std::ifstream in(path);
-  if (!in) {
-    if (std::filesystem::exists(path, ec)) return Status::error(path + ": cannot be read");
-    *file = TuningDbFile();
+  struct stat seen;
+  if (::stat(path.c_str(), &seen) != 0 && errno == ENOENT) {
+    *file = TuningDbFile();  // none yet
     return Status::ok();
   }
+  // Records choose the code that runs: only a regular file of this user's
+  // is read (the rule of the kernel cache, support/file_trust.h).
+  support::RegularFile opened;
+  std::string text;
+  Status s = support::RegularFile::open(path, &opened);
+  if (s) {
+    const std::string why = support::why_file_untrusted(opened.info());
+    s = why.empty() ? opened.read_all(kMaxTuningDbBytes, &text) : Status::error(why);
+  }
+  if (!s) return Status::error(path + ": " + s.message());
+  std::istringstream in(text);
   TuningDbFile read;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -149,22 +161,21 @@ Status read_tuning_db(const std::string& path, TuningDbFile* file) {
     else
       read.records.push_back(r);
   }
-  if (in.bad()) return Status::error(path + ": read failed");
   *file = std::move(read);
   return Status::ok();
 }
 
 Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>& records) {
   namespace fs = std::filesystem;
-  std::error_code ec;
   const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) return Status::error(path + ": cannot create its folder: " + ec.message());
+  if (target.has_parent_path())
+    if (Status s = support::create_private_folders(target.parent_path().string()); !s)
+      return Status::error(path + ": cannot create its folder: " + s.message());
   std::string text = std::string(kTuningDbHeader) + "\n" + kColumns + "\n";
   for (const TuningRecord& r : records) text += tuning_record_line(r) + "\n";
   const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-  sweep_stale_temporaries_once(dir, target.filename().string());
-  if (std::string failure = write_file_atomically(path, {text}); !failure.empty())
+  support::sweep_stale_temporaries_once(dir, target.filename().string());
+  if (std::string failure = support::write_file_atomically(path, {text}); !failure.empty())
     return Status::error(path + ": cannot write it: " + failure);
   return Status::ok();
 }
@@ -186,11 +197,19 @@ std::string default_tuning_db_path() {
 
 TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
     : records_(std::move(records)) {
+  // A check runs the dialect's verifier (~0.3 ms): once per distinct
+  // variant, not per record (20k records of one schedule took 6 s).
+  std::map<std::tuple<Route, int64_t, int64_t, std::string>, std::string> checked;
   for (size_t i = 0; i < records_.size(); ++i) {
     TuningRecord& r = records_[i];
     if (r.host_cpu != host.cpu) continue;
     std::string why = parse_schedule_of(&r);
-    if (why.empty()) why = why_not_on(r, host);
+    if (why.empty()) {
+      const auto variant = std::make_tuple(r.route, r.K, r.V, r.schedule);
+      auto it = checked.find(variant);
+      if (it == checked.end()) it = checked.emplace(variant, why_not_on(r, host)).first;
+      why = it->second;
+    }
     if (why.empty())
       index_[Key{r.route, r.K, r.V, r.threads}].push_back(i);
     else
@@ -220,8 +239,13 @@ TuningDb load_tuning_db(const std::string& path, const Target& host) {
          (more ? "those lines" : "that line") + " ignored");
   }
   TuningDb db(std::move(file.records), host);
-  for (const std::string& why : db.skipped())
-    warn("gdr: tuning db " + path + ": " + why + "; ignored");
+  // One line however many: a database shared across machines may hold
+  // thousands of records for other hosts' schedules.
+  if (const size_t n = db.skipped().size(); n == 1)
+    warn("gdr: tuning db " + path + ": " + db.skipped()[0] + "; ignored");
+  else if (n > 1)
+    warn("gdr: tuning db " + path + ": " + std::to_string(n) +
+         " records do not fit this host and are ignored (the first: " + db.skipped()[0] + ")");
   return db;
 }
 

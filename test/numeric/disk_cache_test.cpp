@@ -4,7 +4,10 @@
 // cache still compiles. Every test uses its own folder (GDR_CACHE_DIR).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/jit.h"
 #include "gdr/compiler/recurrent.h"
+#include "other_user.h"
 #include "route_tester.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
@@ -240,7 +244,7 @@ TEST_F(DiskCacheTest, KeysSeparateVariantsTargetsAndVersions) {
   EXPECT_NE(cache.entry_path(a),
             cache.entry_path(compiler::recurrent_cache_description(kSpec, kSchedule, other)));
   const std::string key = cache.key_text(a);
-  EXPECT_NE(key.find("format " + std::to_string(compiler::kDiskCacheFormatVersion)), std::string::npos);
+  EXPECT_NE(key.find("format " + std::to_string(compiler::kDiskCacheFormatVersion)), std::string::npos) << key;
   EXPECT_NE(key.find("llvm 14."), std::string::npos) << key;
   EXPECT_NE(key.find(host.features), std::string::npos);
 }
@@ -436,6 +440,161 @@ TEST_F(DiskCacheTest, AnObjectTheJitRefusesIsUnloaded) {
   EXPECT_FALSE(compiler::jit_load_object(object, "f", &address, "gdr_no_such_library"));
   testing::internal::GetCapturedStderr();
   EXPECT_EQ(compiler::jit_loaded_objects(), before);
+}
+
+// The ownership rule (support/file_trust.h): entries are code this process
+// runs, so a folder others can write, a folder or an entry of another user,
+// and an entry that is not a regular file are never used. Each is reported
+// on one line naming the path and why; the kernel is compiled in memory and
+// right.
+class UntrustedCacheTest : public DiskCacheTest {
+ protected:
+  // Compiles twice with the cache in `folder`: no hit, nothing stored, one
+  // line naming the folder and `why`.
+  void expect_folder_not_used(const std::string& folder, const std::string& why) {
+    setenv("GDR_CACHE_DIR", folder.c_str(), 1);
+    const DiskCacheStats before = compiler::disk_cache_stats();
+    testing::internal::CaptureStderr();
+    compile_and_check("untrusted folder");
+    compile_and_check("untrusted folder again");
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(count_lines(err), 1) << err;
+    EXPECT_NE(err.find("kernel cache folder " + folder + " " + why), std::string::npos) << err;
+    EXPECT_NE(err.find("not using it, compiling in memory"), std::string::npos) << err;
+    const DiskCacheStats d = compiler::disk_cache_stats() - before;
+    EXPECT_EQ(d.hits, 0);
+    EXPECT_EQ(d.stores, 0);
+  }
+
+  // The entry at entry_path() is not used: one line naming it and `why`,
+  // the kernel rebuilt and right, and an entry of this user's in its place.
+  void expect_entry_not_used(const std::string& why) {
+    const DiskCacheStats before = compiler::disk_cache_stats();
+    testing::internal::CaptureStderr();
+    compile_and_check("untrusted entry");
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(count_lines(err), 1) << err;
+    EXPECT_NE(err.find("kernel cache entry " + entry_path() + " " + why), std::string::npos) << err;
+    const DiskCacheStats d = compiler::disk_cache_stats() - before;
+    EXPECT_EQ(d.hits, 0);
+    EXPECT_EQ(d.rejected, 1);
+    struct stat info;
+    ASSERT_EQ(::lstat(entry_path().c_str(), &info), 0);
+    EXPECT_TRUE(S_ISREG(info.st_mode));
+    EXPECT_EQ(info.st_uid, ::geteuid());
+  }
+};
+
+TEST_F(UntrustedCacheTest, FolderWritableByOthersIsNotUsed) {
+  const std::string shared = dir_ + "/shared";
+  ASSERT_EQ(::mkdir(shared.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);  // a team's /tmp/gdr-cache
+  // An intact entry that a second user put there is not loaded either.
+  compile_and_check("cold");
+  const std::string name = fs::path(entry_path()).filename().string();
+  write_file(shared + "/" + name, read_file(entry_path()));
+  expect_folder_not_used(shared, "is writable by others (mode 1777)");
+}
+
+TEST_F(UntrustedCacheTest, FolderWritableByItsGroupIsNotUsed) {
+  const std::string shared = dir_ + "/group";
+  ASSERT_EQ(::mkdir(shared.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 0770), 0);
+  expect_folder_not_used(shared, "is writable by its group (mode 0770)");
+}
+
+TEST_F(UntrustedCacheTest, FolderOfAnotherUserIsNotUsed) {
+  const std::string theirs = dir_ + "/theirs";
+  ASSERT_EQ(::mkdir(theirs.c_str(), 0755), 0);
+  if (std::string why = give_to_other_user(theirs); !why.empty()) GTEST_SKIP() << why;
+  expect_folder_not_used(theirs, "is owned by uid " + std::to_string(kOtherUid));
+}
+
+TEST_F(UntrustedCacheTest, EntryOfAnotherUserIsNotRun) {
+  // The hostile case: another user's object under the entry's name, with a
+  // valid header and checksum (anyone can compute them).
+  compile_and_check("cold");
+  if (std::string why = give_to_other_user(entry_path()); !why.empty()) GTEST_SKIP() << why;
+  expect_entry_not_used("is owned by uid " + std::to_string(kOtherUid) + ", not by this user");
+}
+
+TEST_F(UntrustedCacheTest, SymbolicLinkEntryIsNotFollowed) {
+  // To an intact entry elsewhere: still not used; to /dev/zero: no read at all.
+  compile_and_check("cold");
+  const std::string elsewhere = dir_ + "/elsewhere";
+  ASSERT_EQ(std::rename(entry_path().c_str(), elsewhere.c_str()), 0);
+  for (const std::string& target : {elsewhere, std::string("/dev/zero")}) {
+    std::remove(entry_path().c_str());  // the entry rebuilt the round before
+    ASSERT_EQ(::symlink(target.c_str(), entry_path().c_str()), 0);
+    expect_entry_not_used("is a symbolic link, not a regular file");
+  }
+}
+
+TEST_F(UntrustedCacheTest, FifoEntryDoesNotHang) {
+  compile_and_check("cold");
+  ASSERT_EQ(std::remove(entry_path().c_str()), 0);
+  ASSERT_EQ(::mkfifo(entry_path().c_str(), 0600), 0);
+  expect_entry_not_used("is a FIFO, not a regular file");
+}
+
+// The folders gdr creates are its user's alone whatever the umask, so that
+// they pass the rule the next time.
+TEST_F(DiskCacheTest, CreatedFoldersArePrivate) {
+  const std::string nested = dir_ + "/a/b/cache";
+  setenv("GDR_CACHE_DIR", nested.c_str(), 1);
+  const mode_t old_umask = ::umask(002);
+  compile_and_check("created");
+  ::umask(old_umask);
+  for (const std::string& folder : {dir_ + "/a", dir_ + "/a/b", nested}) {
+    struct stat info;
+    ASSERT_EQ(::stat(folder.c_str(), &info), 0) << folder;
+    EXPECT_EQ(info.st_mode & 0777, 0700u) << folder;
+  }
+  testing::internal::CaptureStderr();
+  compile_and_check("warm");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// A damaged entry that cannot be deleted is reported as such, not as
+// deleted. Root deletes anything, so the load runs in a child process as the
+// other user, in a read-only folder of that user's.
+TEST_F(DiskCacheTest, EntryThatCannotBeDeletedIsReportedAsSuch) {
+  const std::string description =
+      compiler::recurrent_cache_description(kSpec, kSchedule, compiler::host_target());
+  const std::string folder = dir_ + "/locked";
+  ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0);
+  const DiskCache cache(folder);
+  cache.store(description, {'o', 'k'});
+  std::vector<char> bytes = read_file(cache.entry_path(description));
+  bytes.back() ^= 1;
+  write_file(cache.entry_path(description), bytes);
+  const bool as_root = ::geteuid() == 0;
+  if (as_root) {
+    ASSERT_EQ(::chmod(dir_.c_str(), 0711), 0);  // the other user may pass through
+    for (const std::string& path : {folder, cache.entry_path(description)})
+      if (std::string why = give_to_other_user(path); !why.empty()) GTEST_SKIP() << why;
+  }
+  ASSERT_EQ(::chmod(folder.c_str(), 0555), 0);
+  const std::string err_path = dir_ + "/stderr.txt";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (err < 0 || ::dup2(err, 2) < 0 || ::fchmod(err, 0666) != 0) ::_exit(3);
+    if (as_root && ::setuid(kOtherUid) != 0) ::_exit(4);
+    std::vector<char> payload;
+    ::_exit(cache.load(description, &payload) ? 5 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::vector<char> err_bytes = read_file(err_path);
+  const std::string err(err_bytes.begin(), err_bytes.end());
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find("fails its SHA-256 checksum (corrupt); cannot delete it (Permission denied)"),
+            std::string::npos) << err;
+  EXPECT_TRUE(fs::exists(cache.entry_path(description)));
+  ::chmod(folder.c_str(), 0755);
 }
 
 }  // namespace

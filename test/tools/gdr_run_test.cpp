@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/types.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -56,6 +57,42 @@ class GdrRunTest : public ::testing::Test {
     std::stringstream text;
     text << err.rdbuf();
     return {WEXITSTATUS(status), text.str()};
+  }
+
+  // gdr-run with each file flag given as in run() unless `files` names it
+  // otherwise (relative names are in the test's folder), then `extra`.
+  RunResult run_files(const std::map<std::string, std::string>& files, const std::string& extra = "") const {
+    std::map<std::string, std::string> all = {
+        {"--query", "q.npy"}, {"--key", "k.npy"}, {"--value", "v.npy"}, {"--decay", "d.npy"},
+        {"--beta", "b.npy"}, {"--initial-state", "s.npy"}, {"--out", "out.npy"},
+        {"--final-state", "fs.npy"}};
+    for (const auto& [flag, file] : files) all[flag] = file;
+    // `timeout`: a hang (a FIFO read, say) fails the test instead of the suite.
+    std::string cmd = "cd " + dir_ + " && timeout 120 " + GDR_RUN_PATH;
+    for (const auto& [flag, file] : all) cmd += " " + flag + " '" + file + "'";
+    cmd += " " + extra + " 2> " + path("stderr.txt");
+    const int status = std::system(cmd.c_str());
+    std::ifstream err(path("stderr.txt"));
+    std::stringstream text;
+    text << err.rdbuf();
+    return {WEXITSTATUS(status), text.str()};
+  }
+
+  std::string bytes_of(const std::string& name) const {
+    std::ifstream in(path(name), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  // Every file in the folder with its bytes, but gdr-run's stderr capture.
+  std::map<std::string, std::string> folder_contents() const {
+    std::map<std::string, std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir_))
+      if (e.path().filename() != "stderr.txt")
+        files[e.path().filename().string()] =
+            e.is_regular_file() ? bytes_of(e.path().filename().string()) : "(not a regular file)";
+    return files;
   }
 
   bool exists(const std::string& name) const { return access(path(name).c_str(), F_OK) == 0; }
@@ -316,6 +353,118 @@ TEST_F(GdrRunTest, ChunkedRouteRunsWithABadTmpdir) {
   }
 }
 #endif
+
+// An output that names an input, or the other output, is refused before any
+// work, naming both flags: by path however spelt, through a symbolic link
+// (device and inode), and for outputs that do not exist yet (the normalised
+// path). Nothing is written or changed.
+TEST_F(GdrRunTest, OutputsThatAreInputsOrEachOtherAreRefused) {
+  Problem p = make_problem(1, 2, 5, 8, 8, {DecayRegime::NearOne, BetaRegime::Uniform, true, 1});
+  write_problem(p);
+  std::filesystem::create_directory(path("sub"));
+  ASSERT_EQ(::symlink(path("k.npy").c_str(), path("link.npy").c_str()), 0);
+  struct Case {
+    std::map<std::string, std::string> files;
+    const char* first;
+    const char* second;
+  };
+  const Case cases[] = {
+      {{{"--out", "q.npy"}}, "--out q.npy", "--query q.npy"},
+      {{{"--final-state", "s.npy"}}, "--final-state s.npy", "--initial-state s.npy"},
+      {{{"--out", "./sub/../v.npy"}}, "--out ./sub/../v.npy", "--value v.npy"},
+      {{{"--final-state", "link.npy"}}, "--final-state link.npy", "--key k.npy"},
+      {{{"--out", "o.npy"}, {"--final-state", "o.npy"}}, "--final-state o.npy", "--out o.npy"},
+      {{{"--out", "o.npy"}, {"--final-state", "sub/../o.npy"}}, "--final-state sub/../o.npy", "--out o.npy"},
+  };
+  const auto before = folder_contents();
+  for (const Case& c : cases) {
+    const RunResult r = run_files(c.files);
+    EXPECT_EQ(r.exit_code, 2) << c.first;  // usage: refused before any work
+    EXPECT_EQ(std::count(r.stderr_text.begin(), r.stderr_text.end(), '\n'), 1) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find(c.first), std::string::npos) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find(c.second), std::string::npos) << r.stderr_text;
+    EXPECT_EQ(folder_contents(), before) << c.first << ": a file was written or changed";
+  }
+}
+
+// Outputs are written to unique temporaries created with O_EXCL|O_NOFOLLOW:
+// a planted symbolic link at the old fixed name <out>.tmp is not followed,
+// and an input of that name is not consumed.
+TEST_F(GdrRunTest, TemporariesCannotBeHijackedOrCollideWithInputs) {
+  Problem p = make_problem(1, 2, 5, 8, 8, {DecayRegime::NearOne, BetaRegime::Uniform, true, 2});
+  write_problem(p);
+  const std::string query = bytes_of("q.npy");
+  ASSERT_EQ(::symlink(path("q.npy").c_str(), path("out.npy.tmp").c_str()), 0);
+  RunResult r = run_files({});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(bytes_of("q.npy"), query);
+  EXPECT_LE(relative_error(outputs_of(p), reference_f64(p)), 1e-4);
+
+  std::filesystem::copy_file(path("k.npy"), path("x.npy.tmp"));
+  const std::string key = bytes_of("x.npy.tmp");
+  r = run_files({{"--key", "x.npy.tmp"}, {"--out", "x.npy"}});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(bytes_of("x.npy.tmp"), key);
+  EXPECT_TRUE(exists("x.npy"));
+}
+
+// Eight processes writing one --out and one --final-state all succeed, and
+// what is left is one whole, right pair and no temporary.
+TEST_F(GdrRunTest, ConcurrentWritersOfOneOutputAllSucceed) {
+  Problem p = make_problem(1, 2, 9, 8, 16, {DecayRegime::NearOne, BetaRegime::Uniform, true, 4});
+  write_problem(p);
+  std::string cmd;
+  for (int i = 0; i < 8; ++i)
+    cmd += std::string(GDR_RUN_PATH) + " --query " + path("q.npy") + " --key " + path("k.npy") +
+           " --value " + path("v.npy") + " --decay " + path("d.npy") + " --beta " + path("b.npy") +
+           " --initial-state " + path("s.npy") + " --route reference --out " + path("out.npy") +
+           " --final-state " + path("fs.npy") + " 2> " + path("err" + std::to_string(i) + ".txt") + " & ";
+  ASSERT_EQ(std::system((cmd + "wait").c_str()), 0);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(bytes_of("err" + std::to_string(i) + ".txt"), "") << i;
+  EXPECT_LE(relative_error(outputs_of(p), reference_f64(p)), 1e-4);
+  for (const auto& [name, bytes] : folder_contents())
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name << " was left behind";
+}
+
+// A run that fails, before the op or after it, leaves the outputs that
+// existed as they were (all or nothing) and no temporary behind.
+TEST_F(GdrRunTest, AFailedRunLeavesExistingOutputsAsTheyWere) {
+  Problem p = make_problem(1, 2, 5, 8, 8, {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
+  write_problem(p);
+  std::ofstream(path("out.npy")) << "the old out";
+  std::ofstream(path("fs.npy")) << "the old final state";
+  const auto before = folder_contents();
+  const std::pair<std::map<std::string, std::string>, int> failing[] = {
+      {{{"--final-state", "no/such/folder/fs.npy"}}, 2},  // refused before the op: usage
+      {{{"--beta", "q.npy"}}, 1},                          // refused once the outputs are staged
+  };
+  for (const auto& [files, exit_code] : failing) {
+    const RunResult r = run_files(files);
+    EXPECT_EQ(r.exit_code, exit_code) << r.stderr_text;
+    EXPECT_EQ(folder_contents(), before) << r.stderr_text;
+  }
+}
+
+// Inputs are opened without blocking and read only if they are regular
+// files: a FIFO or a device is refused at once, naming the flag and what
+// the file is; a folder is called a folder, not a truncated file.
+TEST_F(GdrRunTest, InputsThatAreNotRegularFilesAreRefusedAtOnce) {
+  Problem p = make_problem(1, 2, 5, 8, 8, {DecayRegime::NearOne, BetaRegime::Uniform, true, 6});
+  write_problem(p);
+  ASSERT_EQ(::mkfifo(path("fifo.npy").c_str(), 0600), 0);
+  std::filesystem::create_directory(path("folder.npy"));
+  const std::pair<std::map<std::string, std::string>, std::string> cases[] = {
+      {{{"--query", "fifo.npy"}}, "--query fifo.npy: is a FIFO, not a regular file"},
+      {{{"--value", "/dev/zero"}}, "--value /dev/zero: is a character device, not a regular file"},
+      {{{"--initial-state", "folder.npy"}}, "--initial-state folder.npy: is a folder, not a regular file"},
+  };
+  for (const auto& [files, message] : cases) {
+    const RunResult r = run_files(files);
+    EXPECT_EQ(r.exit_code, 1) << message;  // an input the op cannot read
+    EXPECT_NE(r.stderr_text.find(message), std::string::npos) << r.stderr_text;
+    EXPECT_FALSE(exists("out.npy"));
+  }
+}
 
 }  // namespace
 }  // namespace gdr::test

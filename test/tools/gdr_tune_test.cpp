@@ -202,6 +202,8 @@ TEST_F(GdrTuneTest, BadFlagsGiveOneLineNamingTheFlagAndWriteNothing) {
       {"--widths 32", "--widths"},
       {"--widths 12", "--widths"},
       {"--seconds 0", "--seconds"},
+      {"--seconds inf", "--seconds"},  // ran forever
+      {"--seconds 1e999", "--seconds"},
       {"--T 0", "--T"},
       {"--threads 100000", "--threads"},
       {"--K 0", "--K"},

@@ -135,13 +135,15 @@ TEST_F(ToolCliTest, CompileExitCodes) {
     EXPECT_EQ(r.err.rfind("gdr-compile: --", 0), 0u) << args << ": " << r.err;
     EXPECT_FALSE(std::ifstream(path("u.o")).good()) << args;
   }
-  // Failed: the code generator refuses the schedule, or the files cannot be written.
+  // An output that cannot be written is found before compiling: usage too.
+  r = run(GDR_COMPILE_PATH, "--route recurrent --K 8 --V 8 --out " + path("no/such/folder/k"));
+  EXPECT_EQ(r.exit_code, tools::kExitUsage) << r.err;
+  EXPECT_EQ(r.err.rfind("gdr-compile: --out " + path("no/such/folder/k.o") + ": ", 0), 0u) << r.err;
+  // Failed: the code generator refuses the schedule.
   r = run(GDR_COMPILE_PATH, "--route recurrent --K 8 --V 8 --vector-width 4 --v-tile 6 --out " + path("f"));
   EXPECT_EQ(r.exit_code, tools::kExitFailed) << r.err;
   EXPECT_NE(r.err.find("v_tile"), std::string::npos) << r.err;
-  r = run(GDR_COMPILE_PATH, "--route recurrent --K 8 --V 8 --out " + path("no/such/folder/k"));
-  EXPECT_EQ(r.exit_code, tools::kExitFailed) << r.err;
-  EXPECT_EQ(r.err.rfind("gdr-compile: --out: cannot write ", 0), 0u) << r.err;
+  EXPECT_FALSE(std::ifstream(path("f.o")).good());
 }
 
 TEST_F(ToolCliTest, OptHelpLeadsWithGdrPassesAndItsExitCodes) {

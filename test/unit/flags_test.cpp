@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace gdr::tools {
@@ -56,6 +57,26 @@ TEST(Flags, RangeChecksIntegers) {
   std::vector<int64_t> list;
   EXPECT_FALSE(f.integers("--list", 0, 9, &list));
   EXPECT_TRUE(list.empty());
+}
+
+// Durations: finite decimal numbers in (0, max] only; "inf" ran forever.
+TEST(Flags, DurationsAreFinitePositiveNumbers) {
+  for (const char* good : {"0.5", "2", "1e-3", "86400"}) {
+    Flags f;
+    ASSERT_TRUE(parse({"--n", good}, &f));
+    double v = 0;
+    ASSERT_TRUE(f.positive_number("--n", kMaxDurationSeconds, &v)) << good;
+    EXPECT_EQ(v, std::stod(good));
+  }
+  for (const char* bad : {"inf", "INF", "nan", "-1", "0", "1e400", "0x10", "1s", "", "86401"}) {
+    Flags f;
+    ASSERT_TRUE(parse({"--n", bad}, &f));
+    double v = 7;
+    const Status s = f.positive_number("--n", kMaxDurationSeconds, &v);
+    ASSERT_FALSE(s) << bad;
+    EXPECT_EQ(s.message(), std::string("--n: expected a number > 0 and <= 86400, got '") + bad + "'");
+    EXPECT_EQ(v, 7);
+  }
 }
 
 TEST(Flags, HelpStopsParsing) {

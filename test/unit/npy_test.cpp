@@ -2,10 +2,29 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
+
+#include "temp_dir.h"
 
 namespace gdr::npy {
 namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
 
 std::string header_file(const std::string& dict, const std::string& data = "") {
   std::string h = dict + "\n";
@@ -75,7 +94,7 @@ TEST(Npy, RejectsMalformedFiles) {
       {"no shape", header_file("{'descr': '<f4', 'fortran_order': False, }"), "shape"},
       {"negative shape",
        header_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", eight),
-       "non-integer"},
+       "negative or non-integer"},
       {"shape overflow",
        header_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }"),
        "too large"},
@@ -87,6 +106,79 @@ TEST(Npy, RejectsMalformedFiles) {
     EXPECT_NE(s.message().find(c.must_mention), std::string::npos)
         << c.name << ": '" << s.message() << "'";
   }
+}
+
+// numpy reads the header with ast.literal_eval and then checks the keys and
+// the shape's type: exactly that grammar is accepted, nothing more.
+TEST(Npy, HeaderGrammarIsNumpys) {
+  const std::string two(8, '\0');
+  const std::string accepted[] = {
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
+      "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2,), }",
+      "{'shape':(2,),'fortran_order':False,'descr':'<f4'}",
+      "{ 'descr' : '<f4' ,\n 'fortran_order' :\tFalse , 'shape' : ( 2 , ) , }  ",
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2)}",
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2,)}",
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1_0, 0)}",
+  };
+  for (const std::string& dict : accepted) {
+    Array a;
+    const bool ten = dict.find("1_0") != std::string::npos;
+    const Status s = parse(header_file(dict, ten ? "" : two), &a);
+    EXPECT_TRUE(s) << dict << ": " << s.message();
+  }
+  const std::pair<std::string, const char*> refused[] = {
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (, 3,2 1, 2)}", "shape"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 1,)}", "malformed"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,,2)}", "non-integer"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2)}", "not a tuple"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", "not a string, True, False or a tuple"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (02,)}", "leading zero"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2_,)}", "malformed"},
+      {"{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", "not a string, True, False"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 'x'}", "keys besides"},
+      {"{'descr': '<f4', 'shape': (2,)}", "no fortran_order"},
+      {"{'descr': '<f4' 'fortran_order': False, 'shape': (2,)}", "expected ','"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x", "text after the dict"},
+      {"{'descr': '<f\\x34', 'fortran_order': False, 'shape': (2,)}", "escape"},
+      {"'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", "does not start with '{'"},
+      {"{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,)}", "not a string, True, False"},
+  };
+  for (const auto& [dict, must_mention] : refused) {
+    Array a;
+    const Status s = parse(header_file(dict, two), &a);
+    ASSERT_FALSE(s) << dict;
+    EXPECT_NE(s.message().find(must_mention), std::string::npos) << dict << ": " << s.message();
+  }
+}
+
+// A large file is read once, straight into the array: the reading process
+// peaks near the file's size, not at a multiple of it (three copies before).
+TEST(Npy, LargeFileIsReadIntoItsBufferOnce) {
+  if (kAddressSanitizer) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine change the peak";
+  const gdr::test::TempDir dir("gdr-npy-test");
+  const int64_t n = int64_t(48) << 20;  // 192 MiB of floats
+  {
+    Array a{{n}, std::vector<float>(n, 1.5f)};
+    ASSERT_TRUE(write(dir.path("big.npy"), a));
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    Array a;
+    const bool ok = read(dir.path("big.npy"), &a) && a.data.size() == static_cast<size_t>(n) &&
+                    a.data[n - 1] == 1.5f;
+    struct rusage usage;
+    ::getrusage(RUSAGE_SELF, &usage);
+    // The peak, in MiB, as the exit code (0 when the read failed).
+    ::_exit(ok ? static_cast<int>(std::min<long>(usage.ru_maxrss >> 10, 250)) : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  const int peak_mib = WEXITSTATUS(status);
+  ASSERT_GT(peak_mib, 0) << "the child could not read the file";
+  // The array is 192 MiB; the test process that forked adds its own pages.
+  EXPECT_LT(peak_mib, 192 + 40) << "reading a 192 MiB file peaked at " << peak_mib << " MiB";
 }
 
 TEST(Npy, MissingFileIsAnError) {

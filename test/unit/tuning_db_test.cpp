@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
+#include "other_user.h"
 #include "temp_dir.h"
 
 namespace gdr::compiler {
@@ -233,14 +235,70 @@ TEST_F(TuningDbTest, RecordsThatCannotCompileOnTheHostAreSkipped) {
   EXPECT_EQ(narrow.find(Route::Recurrent, 8, 8, 0, 7), nullptr);
   EXPECT_FALSE(plan(narrow, Route::Recurrent, 8, 8, 0, 7).tuned);
 
-  // Loaded from a file: one line each, naming the file and the record.
+  // Loaded from a file: one line however many, naming the file, the count
+  // and the first record.
   ASSERT_TRUE(write_tuning_db(path("t.db"), records));
   testing::internal::CaptureStderr();
   load_tuning_db(path("t.db"), host("cpu", 256));
   const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 7) << err;
-  EXPECT_NE(err.find("gdr: tuning db " + path("t.db") + ": record 'cpu 8 8 0 1 1 recurrent w4-vt4-u16 1'"),
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("gdr: tuning db " + path("t.db") + ": 7 records do not fit this host"),
             std::string::npos) << err;
+  EXPECT_NE(err.find("(the first: " + narrow.skipped()[0] + ")"), std::string::npos) << err;
+
+  // A single one is named in full.
+  ASSERT_TRUE(write_tuning_db(path("one.db"), {records[0]}));
+  testing::internal::CaptureStderr();
+  load_tuning_db(path("one.db"), host("other-cpu", 512));
+  load_tuning_db(path("one.db"), host("cpu", 64));
+  const std::string one = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(one.begin(), one.end(), '\n'), 1) << one;
+  EXPECT_NE(one.find(": record '" + tuning_record_line(records[0]) + "' does not fit this host"),
+            std::string::npos) << one;
+}
+
+// The records choose the code that runs, so the database follows the
+// kernel cache's ownership rule: another user's file is ignored with one
+// line; a FIFO or a device is refused at once instead of read forever.
+TEST_F(TuningDbTest, ForeignFifoAndDeviceDatabasesAreRefused) {
+  const std::vector<TuningRecord> records = {record("cpu", 0, 1, 1, Route::Recurrent, "w16-vt16-u1", 1, 8, 8)};
+  ASSERT_TRUE(write_tuning_db(path("mine.db"), records));
+  EXPECT_EQ(load_tuning_db(path("mine.db"), host("cpu")).records().size(), 1u);
+
+  ASSERT_EQ(::mkfifo(path("fifo.db").c_str(), 0600), 0);
+  TuningDbFile read;
+  Status s = read_tuning_db(path("fifo.db"), &read);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("is a FIFO, not a regular file"), std::string::npos) << s.message();
+  s = read_tuning_db("/dev/zero", &read);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("is a character device"), std::string::npos) << s.message();
+
+  ASSERT_TRUE(write_tuning_db(path("theirs.db"), records));
+  if (std::string why = gdr::test::give_to_other_user(path("theirs.db")); !why.empty()) GTEST_SKIP() << why;
+  testing::internal::CaptureStderr();
+  const TuningDb theirs = load_tuning_db(path("theirs.db"), host("cpu"));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(theirs.records().empty());
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("gdr: tuning db " + path("theirs.db") + ": is owned by uid " +
+                     std::to_string(gdr::test::kOtherUid) + ", not by this user"),
+            std::string::npos) << err;
+}
+
+// Twenty thousand records of other hardware (a database shared across a
+// fleet) give one line, with their count.
+TEST_F(TuningDbTest, ManyRecordsThatDoNotFitGiveOneLine) {
+  std::vector<TuningRecord> records;
+  for (int i = 0; i < 20000; ++i)
+    records.push_back(record("cpu", i, i, 1, Route::Recurrent, "w32-vt32-u1", 1, 8, 8));
+  ASSERT_TRUE(write_tuning_db(path("fleet.db"), records));
+  testing::internal::CaptureStderr();
+  const TuningDb db = load_tuning_db(path("fleet.db"), host("cpu", 512));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(db.skipped().size(), 20000u);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err.substr(0, 1000);
+  EXPECT_NE(err.find(": 20000 records do not fit this host"), std::string::npos) << err.substr(0, 1000);
 }
 
 // The decode default's tile: 8 vectors, clamped to the whole vectors of V

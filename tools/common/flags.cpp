@@ -1,6 +1,8 @@
 #include "flags.h"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -61,6 +63,23 @@ Status Flags::integer(const std::string& name, int64_t min, int64_t max, int64_t
   if (!parse_integer(get(name), &v) || v < min || v > max)
     return Status::error(name + ": expected an integer in " + range(min, max) + ", got '" +
                          get(name) + "'");
+  *out = v;
+  return Status::ok();
+}
+
+Status Flags::positive_number(const std::string& name, double max, double* out) const {
+  if (!has(name)) return Status::ok();
+  const std::string text = get(name);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  // Decimal only: strtod alone would also take "inf", "nan" and hex.
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos ||
+      *end != '\0' || errno == ERANGE || !std::isfinite(v) || !(v > 0) || v > max) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", max);
+    return Status::error(name + ": expected a number > 0 and <= " + limit + ", got '" + text + "'");
+  }
   *out = v;
   return Status::ok();
 }

@@ -13,6 +13,9 @@
 
 namespace gdr::tools {
 
+// The bound of every duration flag: a day; anything longer is a typo.
+constexpr double kMaxDurationSeconds = 24 * 3600;
+
 class Flags {
  public:
   // Parses argv[1..]. `--help` / `-h` sets help(), `--version` version(),
@@ -28,6 +31,9 @@ class Flags {
 
   // The flag as an integer in [min, max]; *out is left alone when absent.
   Status integer(const std::string& name, int64_t min, int64_t max, int64_t* out) const;
+  // The flag as a finite number in (0, max] (durations: "inf" and "nan"
+  // are refused); *out is left alone when absent.
+  Status positive_number(const std::string& name, double max, double* out) const;
   // A comma-separated list of integers in [min, max]; *out left alone when absent.
   Status integers(const std::string& name, int64_t min, int64_t max, std::vector<int64_t>* out) const;
 

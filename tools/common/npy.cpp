@@ -1,9 +1,12 @@
 #include "npy.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <cctype>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <map>
+
+#include "gdr/support/regular_file.h"
+#include "gdr/support/staged_outputs.h"
 
 namespace gdr::npy {
 namespace {
@@ -13,36 +16,171 @@ constexpr size_t kMagicSize = 6;
 // numpy itself refuses headers over 10000 bytes unless told otherwise.
 constexpr uint32_t kMaxHeader = 10000;
 
-// Returns the text after `'key':` with leading spaces skipped, or npos.
-size_t value_of(const std::string& header, const std::string& key) {
-  size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) return at;
-  at = header.find(':', at);
-  if (at == std::string::npos) return at;
-  return header.find_first_not_of(' ', at + 1);
+// The header dict as numpy reads it (ast.literal_eval, then its own
+// checks): a Python dict literal with exactly the keys 'descr',
+// 'fortran_order' and 'shape'; strings in single or double quotes; the
+// shape a tuple of non-negative integers ("()", "(3,)", "(2, 3)", a trailing
+// comma allowed); whitespace anywhere between tokens. Nothing else.
+class HeaderParser {
+ public:
+  explicit HeaderParser(const std::string& text) : text_(text) {}
+
+  Status parse(std::map<std::string, std::string>* strings, std::map<std::string, bool>* bools,
+               std::vector<int64_t>* shape, bool* has_shape) {
+    if (!take('{')) return error("does not start with '{'");
+    for (bool first = true; !take('}'); first = false) {
+      if (!first && !take(',')) return error("expected ',' or '}'");
+      if (take('}')) break;  // trailing comma
+      std::string key;
+      if (Status s = string(&key); !s) return s;
+      if (!take(':')) return error("expected ':' after '" + key + "'");
+      skip_space();
+      if (peek() == '(') {
+        std::vector<int64_t> tuple;
+        if (Status s = int_tuple(&tuple); !s) return s;
+        if (key == "shape") *shape = tuple, *has_shape = true;
+        else return error("'" + key + "' cannot be a tuple");
+      } else if (peek() == '\'' || peek() == '"') {
+        std::string value;
+        if (Status s = string(&value); !s) return s;
+        (*strings)[key] = value;
+      } else if (word("True") || word("False")) {
+        (*bools)[key] = last_word_ == "True";
+      } else {
+        return error("the value of '" + key + "' is not a string, True, False or a tuple");
+      }
+    }
+    skip_space();
+    if (at_ != text_.size()) return error("has text after the dict");
+    return Status::ok();
+  }
+
+ private:
+  static Status error(const std::string& why) { return Status::error("header " + why); }
+  char peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
+  void skip_space() {
+    while (at_ < text_.size() && std::strchr(" \t\n\r\f", text_[at_]) && text_[at_] != '\0') ++at_;
+  }
+  bool take(char c) {
+    skip_space();
+    if (peek() != c) return false;
+    ++at_;
+    return true;
+  }
+  bool word(const char* w) {
+    const size_t n = std::strlen(w);
+    if (text_.compare(at_, n, w) != 0) return false;
+    const char after = at_ + n < text_.size() ? text_[at_ + n] : ' ';
+    if (std::isalnum(static_cast<unsigned char>(after)) || after == '_') return false;
+    at_ += n;
+    last_word_ = w;
+    return true;
+  }
+  Status string(std::string* out) {
+    skip_space();
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') return error("expected a quoted key");
+    const size_t end = text_.find_first_of(std::string(1, quote) + "\\\n", at_ + 1);
+    if (end == std::string::npos || text_[end] != quote)
+      return error("has a string that is not closed or has an escape");
+    *out = text_.substr(at_ + 1, end - at_ - 1);
+    at_ = end + 1;
+    return Status::ok();
+  }
+  // A Python integer literal as ast.literal_eval reads one: decimal digits
+  // with single underscores between them, no leading zeros unless all zeros.
+  Status integer(int64_t* out) {
+    skip_space();
+    if (peek() == '-' || peek() == '+') return error("shape has a negative or non-integer entry");
+    const size_t start = at_;
+    int64_t v = 0;
+    while (std::isdigit(static_cast<unsigned char>(peek())) ||
+           (peek() == '_' && at_ > start && at_ + 1 < text_.size() &&
+            std::isdigit(static_cast<unsigned char>(text_[at_ + 1])))) {
+      if (peek() != '_' && (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, peek() - '0', &v)))
+        return Status::error("shape entry overflows");
+      ++at_;
+    }
+    if (at_ == start) return error("shape has a negative or non-integer entry");
+    const std::string digits = text_.substr(start, at_ - start);
+    if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of("0_") != std::string::npos)
+      return error("shape entry " + digits + " has a leading zero");
+    *out = v;
+    return Status::ok();
+  }
+  Status int_tuple(std::vector<int64_t>* out) {
+    take('(');
+    out->clear();
+    if (take(')')) return Status::ok();
+    for (;;) {
+      int64_t v = 0;
+      if (Status s = integer(&v); !s) return s;
+      out->push_back(v);
+      const bool comma = take(',');
+      if (take(')')) {
+        // "(3)" is the integer 3, not a tuple.
+        if (out->size() == 1 && !comma) return error("shape (" + std::to_string(v) + ") is not a tuple");
+        return Status::ok();
+      }
+      if (!comma) return error("shape is malformed");
+    }
+  }
+
+  const std::string& text_;
+  size_t at_ = 0;
+  std::string last_word_;
+};
+
+// The header's shape once its dict is numpy's.
+Status parse_header(const std::string& header, std::vector<int64_t>* shape) {
+  std::map<std::string, std::string> strings;
+  std::map<std::string, bool> bools;
+  bool has_shape = false;
+  if (Status s = HeaderParser(header).parse(&strings, &bools, shape, &has_shape); !s) return s;
+  if (!has_shape) return Status::error("header has no shape tuple");
+  if (!strings.count("descr")) return Status::error("header has no descr");
+  if (!bools.count("fortran_order")) return Status::error("header has no fortran_order");
+  if (strings.size() + bools.size() != 2)
+    return Status::error("header has keys besides 'descr', 'fortran_order' and 'shape'");
+  if (strings["descr"] != "<f4")
+    return Status::error("dtype must be float32 little-endian ('<f4'), got '" + strings["descr"] + "'");
+  if (bools["fortran_order"]) return Status::error("array is in Fortran order; only C order is supported");
+  return Status::ok();
 }
 
-Status parse_shape(const std::string& header, std::vector<int64_t>* shape) {
-  size_t at = value_of(header, "shape");
-  if (at == std::string::npos || header[at] != '(') return Status::error("header has no shape tuple");
-  size_t close = header.find(')', at);
-  if (close == std::string::npos) return Status::error("header's shape tuple is not closed");
-  std::string body = header.substr(at + 1, close - at - 1);
-  shape->clear();
-  size_t i = 0;
-  while (i < body.size()) {
-    while (i < body.size() && (body[i] == ' ' || body[i] == ',')) ++i;
-    if (i == body.size()) break;
-    if (body[i] < '0' || body[i] > '9') return Status::error("shape has a non-integer entry");
-    int64_t d = 0;
-    while (i < body.size() && body[i] >= '0' && body[i] <= '9') {
-      if (__builtin_mul_overflow(d, 10, &d) || __builtin_add_overflow(d, body[i] - '0', &d))
-        return Status::error("shape entry overflows");
-      ++i;
-    }
-    if (i < body.size() && body[i] != ',' && body[i] != ' ') return Status::error("shape is malformed");
-    shape->push_back(d);
+// Where the header starts and how long it is, from the first bytes
+// (at least 12, or all the file has).
+Status parse_preamble(const std::string& first, size_t* header_at, uint32_t* header_len) {
+  if (first.size() < kMagicSize + 4 || std::memcmp(first.data(), kMagic, kMagicSize) != 0)
+    return Status::error("not a .npy file (bad magic)");
+  const uint8_t major = static_cast<uint8_t>(first[6]);
+  *header_len = 0;
+  if (major == 1) {
+    *header_len = uint8_t(first[8]) | uint32_t(uint8_t(first[9])) << 8;
+    *header_at = 10;
+  } else if (major == 2 || major == 3) {
+    if (first.size() < 12) return Status::error("truncated header");
+    for (int i = 3; i >= 0; --i) *header_len = *header_len << 8 | uint8_t(first[8 + i]);
+    *header_at = 12;
+  } else {
+    return Status::error("unsupported .npy version " + std::to_string(major));
   }
+  if (*header_len > kMaxHeader)
+    return Status::error("header of " + std::to_string(*header_len) + " bytes is too large");
+  return Status::ok();
+}
+
+// The element count of `shape`, checked against the data bytes the file has.
+Status check_data(const std::vector<int64_t>& shape, uint64_t data_bytes, int64_t* count) {
+  *count = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(*count, d, count) || *count > (int64_t(1) << 60) / 4)
+      return Status::error("shape " + shape_string(shape) + " is too large");
+  const uint64_t want = static_cast<uint64_t>(*count) * sizeof(float);
+  if (data_bytes != want)
+    return Status::error("data is " + std::to_string(data_bytes) + " bytes but shape " +
+                         shape_string(shape) + " needs " + std::to_string(want) +
+                         (data_bytes < want ? " (truncated)" : " (trailing bytes)"));
   return Status::ok();
 }
 
@@ -55,64 +193,52 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 }
 
 Status parse(const std::string& bytes, Array* array) {
-  if (bytes.size() < kMagicSize + 4 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0)
-    return Status::error("not a .npy file (bad magic)");
-  const uint8_t major = static_cast<uint8_t>(bytes[6]);
-  uint32_t header_len = 0;
   size_t header_at = 0;
-  if (major == 1) {
-    header_len = uint8_t(bytes[8]) | uint32_t(uint8_t(bytes[9])) << 8;
-    header_at = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return Status::error("truncated header");
-    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | uint8_t(bytes[8 + i]);
-    header_at = 12;
-  } else {
-    return Status::error("unsupported .npy version " + std::to_string(major));
-  }
-  if (header_len > kMaxHeader)
-    return Status::error("header of " + std::to_string(header_len) + " bytes is too large");
+  uint32_t header_len = 0;
+  if (Status s = parse_preamble(bytes.substr(0, 12), &header_at, &header_len); !s) return s;
   if (bytes.size() < header_at + header_len) return Status::error("truncated header");
-  const std::string header = bytes.substr(header_at, header_len);
-
-  size_t descr = value_of(header, "descr");
-  if (descr == std::string::npos) return Status::error("header has no descr");
-  if (header.compare(descr, 5, "'<f4'") != 0)
-    return Status::error("dtype must be float32 little-endian ('<f4'), got " +
-                         header.substr(descr, header.find_first_of(",}", descr) - descr));
-  size_t fortran = value_of(header, "fortran_order");
-  if (fortran == std::string::npos) return Status::error("header has no fortran_order");
-  if (header.compare(fortran, 5, "False") != 0)
-    return Status::error("array is in Fortran order; only C order is supported");
-  if (Status s = parse_shape(header, &array->shape); !s) return s;
-
-  int64_t count = 1;
-  for (int64_t d : array->shape)
-    if (__builtin_mul_overflow(count, d, &count) || count > (int64_t(1) << 60) / 4)
-      return Status::error("shape " + shape_string(array->shape) + " is too large");
+  std::vector<int64_t> shape;
+  if (Status s = parse_header(bytes.substr(header_at, header_len), &shape); !s) return s;
   const size_t data_at = header_at + header_len;
-  const size_t want = static_cast<size_t>(count) * sizeof(float);
-  if (bytes.size() - data_at != want)
-    return Status::error("data is " + std::to_string(bytes.size() - data_at) + " bytes but shape " +
-                         shape_string(array->shape) + " needs " + std::to_string(want) +
-                         (bytes.size() - data_at < want ? " (truncated)" : " (trailing bytes)"));
+  int64_t count = 0;
+  if (Status s = check_data(shape, bytes.size() - data_at, &count); !s) return s;
+  array->shape = shape;
   array->data.resize(count);
-  if (want) std::memcpy(array->data.data(), bytes.data() + data_at, want);
+  if (count) std::memcpy(array->data.data(), bytes.data() + data_at, count * sizeof(float));
   return Status::ok();
 }
 
 Status read(const std::string& path, Array* array) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error("cannot open: " + std::string(std::strerror(errno)));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Status::error("read failed");
-  return parse(bytes.str(), array);
+  support::RegularFile file;
+  if (Status s = support::RegularFile::open(path, &file); !s) return s;
+  // The preamble and header first, bounded by the file's size; then the
+  // data straight into its final buffer, once.
+  std::string first(std::min<uint64_t>(10, file.size()), '\0');
+  if (Status s = file.read_exactly(first.data(), first.size()); !s) return s;
+  if (first.size() == 10 && (first[6] == 2 || first[6] == 3) && file.size() >= 12) {
+    first.resize(12);  // versions 2 and 3 have a 4-byte header length
+    if (Status s = file.read_exactly(first.data() + 10, 2); !s) return s;
+  }
+  size_t header_at = 0;
+  uint32_t header_len = 0;
+  if (Status s = parse_preamble(first, &header_at, &header_len); !s) return s;
+  if (file.size() < header_at + header_len)
+    return Status::error("truncated header (the file is " + std::to_string(file.size()) +
+                         " bytes, its header ends at byte " + std::to_string(header_at + header_len) + ")");
+  std::string header(header_len, '\0');
+  if (Status s = file.read_exactly(header.data(), header.size()); !s) return s;
+  std::vector<int64_t> shape;
+  if (Status s = parse_header(header, &shape); !s) return s;
+  int64_t count = 0;
+  if (Status s = check_data(shape, file.size() - header_at - header_len, &count); !s) return s;
+  Array read{shape, std::vector<float>(count)};
+  if (Status s = file.read_exactly(read.data.data(), count * sizeof(float)); !s) return s;
+  *array = std::move(read);
+  return Status::ok();
 }
 
-std::string serialize(const Array& array) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " +
-                       shape_string(array.shape) + ", }";
+std::string header_bytes(const std::vector<int64_t>& shape) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_string(shape) + ", }";
   // Pad so that the data starts on a 64-byte boundary; the header ends in '\n'.
   const size_t unpadded = kMagicSize + 4 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -122,28 +248,24 @@ std::string serialize(const Array& array) {
   out += '\x00';
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>(header.size() >> 8);
-  out += header;
-  out.append(reinterpret_cast<const char*>(array.data.data()), array.data.size() * sizeof(float));
+  return out + header;
+}
+
+std::string_view data_bytes(const Array& array) {
+  return {reinterpret_cast<const char*>(array.data.data()), array.data.size() * sizeof(float)};
+}
+
+std::string serialize(const Array& array) {
+  std::string out = header_bytes(array.shape);
+  out += data_bytes(array);
   return out;
 }
 
 Status write(const std::string& path, const Array& array) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::error("cannot create " + tmp + ": " + std::strerror(errno));
-    const std::string bytes = serialize(array);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
-      std::remove(tmp.c_str());
-      return Status::error("write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::error("cannot rename into place: " + std::string(std::strerror(errno)));
-  }
-  return Status::ok();
+  support::StagedOutputs outputs;
+  if (Status s = outputs.add(path, path); !s) return s;
+  if (Status s = outputs.write(0, {header_bytes(array.shape), data_bytes(array)}); !s) return s;
+  return outputs.commit();
 }
 
 }  // namespace gdr::npy

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gdr/status.h"
@@ -17,13 +18,20 @@ struct Array {
 
 std::string shape_string(const std::vector<int64_t>& shape);  // "(2, 3)"
 
-// Parses a whole file's bytes.
+// Parses a whole file's bytes. The header must be what numpy itself reads:
+// a dict literal with exactly 'descr', 'fortran_order' and 'shape'.
 Status parse(const std::string& bytes, Array* array);
+// Reads a regular file only (not a FIFO or a device), no more than its size,
+// the data straight into its final buffer.
 Status read(const std::string& path, Array* array);
 
-std::string serialize(const Array& array);  // format version 1.0
-// Writes `path` through a temporary file renamed into place, so a reader
-// never sees a partial file.
+// Format version 1.0: the preamble and header (data 64-byte aligned), then
+// the data; serialize() is both.
+std::string header_bytes(const std::vector<int64_t>& shape);
+std::string_view data_bytes(const Array& array);
+std::string serialize(const Array& array);
+// Writes `path` alone through support::StagedOutputs (a unique temporary
+// renamed into place): a reader never sees a partial file.
 Status write(const std::string& path, const Array& array);
 
 }  // namespace gdr::npy

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +21,7 @@
 #include "../common/peak.h"
 #include "../common/version.h"
 #include "gdr/runtime.h"
+#include "gdr/support/staged_outputs.h"
 #include "reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
@@ -91,10 +92,8 @@ Config parse_args(int argc, char** argv) {
     if (!s) die(s.message());
   c.threads.assign(threads.begin(), threads.end());
   if (flags.has("--impl")) c.impls = gdr::tools::split_list(flags.get("--impl"));
-  if (flags.has("--seconds")) {
-    c.seconds_per_case = std::atof(flags.get("--seconds").c_str());
-    if (!(c.seconds_per_case > 0)) die("--seconds: expected a positive number");
-  }
+  if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &c.seconds_per_case); !s)
+    die(s.message());
   c.json = flags.get("--json");
   c.halide_profile = flags.get("--halide-profile") == "1";
   return c;
@@ -117,6 +116,11 @@ std::string json_record(const Record& r) {
 
 int main(int argc, char** argv) {
   Config config = parse_args(argc, argv);
+  // The --json file is checked (and staged) before an hour of measuring: a
+  // path that cannot be written is a usage error, like a bad flag.
+  gdr::support::StagedOutputs json_output;
+  if (!config.json.empty())
+    if (gdr::Status s = json_output.add("--json " + config.json, config.json); !s) die(s.message());
   if (gdr::Status s = gdr::tools::install_all_routes(); !s) die(s.message());
   if (config.impls.empty()) {
 #ifdef GDR_HAVE_COMPILER
@@ -256,13 +260,14 @@ int main(int argc, char** argv) {
       }
 
   if (!config.json.empty()) {
-    std::ofstream out(config.json);
+    std::ostringstream out;
     out << "[\n  {\"impl\": \"machine\", \"fma_gflops_1t\": " << peak.fma_gflops_1t
         << ", \"fma_gflops_2t\": " << peak.fma_gflops_2t << ", \"copy_gbps_1t\": " << peak.copy_gbps_1t
         << ", \"vector_bits\": " << peak.vector_bits << "}";
     for (const Record& r : records) out << ",\n  " << json_record(r);
     out << "\n]\n";
-    if (!out) fail("--json " + config.json + ": write failed");
+    if (gdr::Status s = json_output.write(0, {out.str()}); !s) fail(s.message());
+    if (gdr::Status s = json_output.commit(); !s) fail(s.message());
     std::printf("\nwrote %s\n", config.json.c_str());
   }
   return 0;

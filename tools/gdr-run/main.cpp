@@ -1,7 +1,8 @@
 // gdr-run: runs the op on .npy files, for debugging and end-to-end checks.
-// On any error: one line naming the file or argument and the reason, no
-// output file written, and exit code 2 for a bad command line, 1 for a file
-// or the op failing (exit_codes.h).
+// On any error: one line naming the file or argument and the reason, and no
+// output file written or changed. An output that is an input (or the other
+// output) is refused before any work. Exit code 2 for a bad command line
+// (outputs included), 1 for an input file or the op failing (exit_codes.h).
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -15,6 +16,7 @@
 #include "../common/npy.h"
 #include "../common/version.h"
 #include "gdr/runtime.h"
+#include "gdr/support/staged_outputs.h"
 
 namespace {
 
@@ -66,6 +68,18 @@ int main(int argc, char** argv) {
   if (gdr::Status s = flags.integer("--explain", 0, 1, &explain); !s) return usage_error(s.message());
   if (gdr::Status s = gdr::tools::install_all_routes(); !s) return usage_error(s.message());
 
+  // Outputs never replace an input, nor each other: checked before any work,
+  // and both are staged so that a failed run leaves every file as it was.
+  gdr::support::StagedOutputs outputs;
+  for (const char* output : {"--out", "--final-state"}) {
+    for (int i = 0; i < 6; ++i)
+      if (gdr::support::same_file(args[output], args[files[i]]))
+        return usage_error(std::string(output) + " " + args[output] + " is the same file as " +
+                           files[i] + " " + args[files[i]] + ": gdr-run never overwrites an input");
+    if (gdr::Status s = outputs.add(std::string(output) + " " + args[output], args[output]); !s)
+      return usage_error(s.message());
+  }
+
   std::map<std::string, gdr::npy::Array> in;
   for (int i = 0; i < 6; ++i) {
     if (gdr::Status s = gdr::npy::read(args[files[i]], &in[files[i]]); !s)
@@ -108,11 +122,10 @@ int main(int argc, char** argv) {
   if (explain == 1)
     std::printf("gdr-run: %s ran %s\n", gdr::route_name(options.route),
                 gdr::tools::explain_route(options.route, t, options.threads).c_str());
-  if (gdr::Status s = gdr::npy::write(args["--out"], out); !s)
-    return failed("--out " + args["--out"] + ": " + s.message());
-  if (gdr::Status s = gdr::npy::write(args["--final-state"], final_state); !s) {
-    std::remove(args["--out"].c_str());
-    return failed("--final-state " + args["--final-state"] + ": " + s.message());
-  }
+  size_t index = 0;
+  for (const gdr::npy::Array* a : {&out, &final_state})
+    if (gdr::Status s = outputs.write(index++, {gdr::npy::header_bytes(a->shape), gdr::npy::data_bytes(*a)}); !s)
+      return failed(s.message());
+  if (gdr::Status s = outputs.commit(); !s) return failed(s.message());
   return gdr::tools::kExitOk;
 }

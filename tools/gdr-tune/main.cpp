@@ -153,10 +153,8 @@ Config parse_args(int argc, char** argv) {
                         flags.integers("--threads", 1, pool, &c.threads),
                         flags.integers("--widths", 4, 16, &widths)})
     if (!s) die(s.message());
-  if (flags.has("--seconds")) {
-    o.seconds_per_candidate = std::atof(flags.get("--seconds").c_str());
-    if (!(o.seconds_per_candidate > 0)) die("--seconds: expected a positive number, got '" + flags.get("--seconds") + "'");
-  }
+  if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &o.seconds_per_candidate); !s)
+    die(s.message());
   if (flags.has("--routes")) {
     o.routes.clear();
     for (const std::string& name : gdr::tools::split_list(flags.get("--routes"))) {

@@ -9,6 +9,7 @@
 #include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
+#include "gdr/support/staged_outputs.h"
 
 namespace gdr::tune {
 
@@ -199,14 +200,15 @@ Status write_report(const std::string& prefix, const ReportContext& context,
   std::error_code ec;
   const std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  // Both files or neither, never a half-written one over an old report.
+  support::StagedOutputs outputs;
+  size_t index = 0;
   for (const auto& [suffix, text] : {std::pair<std::string, std::string>{".md", report_markdown(context, cases)},
                                      {".json", report_json(context, cases)}}) {
-    std::ofstream out(prefix + suffix);
-    out << text;
-    out.flush();
-    if (!out) return Status::error(prefix + suffix + ": write failed");
+    if (Status s = outputs.add(prefix + suffix, prefix + suffix, &index); !s) return s;
+    if (Status s = outputs.write(index, {text}); !s) return s;
   }
-  return Status::ok();
+  return outputs.commit();
 }
 
 }  // namespace gdr::tune

@@ -46,14 +46,18 @@ std::string chunked_cache_description(const ChunkedSpec& spec);
 // validates, compiles through compile_chunked's cache, executes.
 RouteRunner chunked_runner(const ChunkedSpec& spec);
 
-// AOT: writes <path_prefix>.o and <path_prefix>.h holding the Halide function
+// AOT: writes the object and header holding the Halide function
 // `function_name` for `target` ("host" or a Halide target string such as
 // "x86-64-linux-avx2-fma"), built without a Halide runtime (link exactly one
-// object from compile_halide_runtime into the program).
-// With `with_assembly`, also <path_prefix>.s.
+// object from compile_halide_runtime into the program), and the assembly
+// where `files.assembly` is not empty. The paths are written as given (the
+// caller stages them); the header's include guard is named after
+// `header_final` when given (the path a staged header will have).
+struct ChunkedFiles {
+  std::string object, header, assembly, header_final;
+};
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target,
-                                const std::string& path_prefix, const std::string& function_name,
-                                bool with_assembly = false);
+                                const std::string& function_name, const ChunkedFiles& files);
 Status compile_halide_runtime(const std::string& target, const std::string& object_path);
 
 // Installs Route::Chunked (the tuned hand schedule, else the default; see

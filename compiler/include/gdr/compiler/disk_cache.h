@@ -1,15 +1,22 @@
 // An on-disk cache of compiled kernel objects, so that a second process
 // loads the object instead of compiling it again.
 //
-// One file per entry, named by a hash of its key text: a header (magic,
-// format version, the key text, payload size, FNV-1a 64 checksum of the
-// payload) and the payload. Entries are written to a temporary file with a
+// One file per entry, named by the SHA-256 of its key text: a header (magic,
+// format version, the key text, payload size, SHA-256 of the payload) and
+// the payload. Entries are written to a temporary file with a
 // random name in the same folder and renamed into place, so concurrent
 // writers of one entry and readers never see a partial file; temporary files
 // of dead writers are swept (older than an hour, first use of a folder per
 // process). A corrupt, truncated or mismatched entry is reported on stderr
 // (one line naming the file), deleted (unless another process has already
 // replaced it) and treated as a miss: it is never handed out.
+//
+// Trust (docs/architecture.md): entries are machine code this process will
+// run, so the folder is used only when it is owned by the effective user and
+// not writable by group or others, and an entry only when it is a regular
+// file (not a symbolic link) owned by the effective user. Anything else is
+// reported on one line and not used; the kernel is compiled in memory. The
+// checksum catches damage, not an attacker, who can recompute it.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +29,7 @@
 namespace gdr::compiler {
 
 // Bump when the entry layout or what a key means changes.
-constexpr uint32_t kDiskCacheFormatVersion = 1;
+constexpr uint32_t kDiskCacheFormatVersion = 2;  // 2: SHA-256 checksums and names
 
 // GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr, else $HOME/.cache/gdr; "" (the
 // cache is off) when GDR_CACHE_DIR is "off" or none of them is set.
@@ -32,7 +39,7 @@ std::string disk_cache_dir_from_environment();
 struct DiskCacheStats {
   int64_t hits = 0;      // intact entries loaded
   int64_t misses = 0;    // no entry (or the cache is off)
-  int64_t rejected = 0;  // corrupt or mismatched entries deleted
+  int64_t rejected = 0;  // corrupt, mismatched or untrusted entries not used
   int64_t stores = 0;    // entries written
 };
 DiskCacheStats disk_cache_stats();
@@ -84,12 +91,11 @@ class DiskCache {
   };
 
  private:
+  // The folder passes the ownership rule; if not, says so once.
+  bool trusted() const;
   bool load(const std::string& description, std::vector<char>* payload, FileId* id) const;
 
   std::string dir_;
 };
-
-// FNV-1a, 64 bits: the payload checksum and the entry file name.
-uint64_t fnv1a64(const char* data, size_t size);
 
 }  // namespace gdr::compiler

@@ -9,9 +9,11 @@
 namespace gdr::compiler {
 
 // Runs LLVM's ld.lld (ld.lld-14, else ld.lld, from PATH: Debian's lld-14)
-// as `ld.lld -shared -soname <file name> -o so_path object_path`. The object must be position
+// as `ld.lld -shared -soname <soname> -o so_path object_path` (the soname is
+// the installed file's name, which a staged so_path is not). The object must be position
 // independent, as every object this compiler emits is. libc symbols the
 // kernel uses (memcpy, memset) stay undefined and bind at dlopen.
-Status link_shared_object(const std::string& object_path, const std::string& so_path);
+Status link_shared_object(const std::string& object_path, const std::string& so_path,
+                          const std::string& soname);
 
 }  // namespace gdr::compiler

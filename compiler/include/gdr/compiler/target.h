@@ -24,8 +24,13 @@ void initialize_native_target();
 // The host, detected once.
 const Target& host_target();
 
+// "" if LLVM (as initialised here) has a target for `triple`, else why.
+std::string why_triple_unknown(const std::string& triple);
+// "" if LLVM knows `cpu` for `triple` ("" is its generic CPU), else why.
+std::string why_cpu_unknown(const std::string& triple, const std::string& cpu);
+
 // A TargetMachine for `target` (PIC, aggressive optimisation); null with
-// `*error` set if LLVM has no such target.
+// `*error` set if LLVM has no such target or does not know the CPU.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error);
 
 }  // namespace gdr::compiler

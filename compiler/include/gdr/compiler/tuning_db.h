@@ -48,14 +48,15 @@ struct TuningDbFile {
 };
 
 // Reads `path` into *file. A missing file is an empty database (ok). A file
-// that cannot be read, a folder or a file without the header is an error
-// naming it, *file untouched. Lines are trimmed (CRLF and indented comments
+// that cannot be read, is not a regular file (a folder, a FIFO), is owned by
+// another user (support/file_trust.h), is over 64 MiB or has no header is an
+// error naming it, *file untouched. Lines are trimmed (CRLF and indented comments
 // read fine); a record line that does not parse is skipped and named in
 // bad_lines, the others are still read.
 Status read_tuning_db(const std::string& path, TuningDbFile* file);
 
 // Writes `records` to `path` atomically (a unique temporary file in the same
-// folder, then rename), creating the folder.
+// folder, then rename), creating the folder (mode 0700) if need be.
 Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>& records);
 
 // `fresh` plus the records of `old` that no fresh record supersedes: a fresh

@@ -1,4 +1,4 @@
-#include "gdr/compiler/atomic_file.h"
+#include "gdr/support/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,26 +13,27 @@
 #include <set>
 #include <utility>
 
-namespace gdr::compiler {
+namespace gdr::support {
 namespace {
 
 constexpr char kTemporaryInfix[] = ".tmp.";
 constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
 
-int create_temporary(const std::string& path, std::string* temp) {
+}  // namespace
+
+int create_temporary(const std::string& path, int mode, std::string* temp) {
   static thread_local std::mt19937_64 random{std::random_device{}()};
   for (int attempt = 0; attempt < 16; ++attempt) {
     char suffix[17];
     std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
     *temp = path + kTemporaryInfix + suffix;
-    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                           static_cast<mode_t>(mode));
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;  // errno is EEXIST
 }
 
-// "" or why the write failed. A write() that writes nothing sets no errno,
-// so it is reported as a short write, not with a stale errno.
 std::string write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
@@ -44,11 +45,10 @@ std::string write_all(int fd, std::string_view data) {
   return "";
 }
 
-}  // namespace
-
-std::string write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts) {
+std::string write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts,
+                                  int mode) {
   std::string temp;
-  const int fd = create_temporary(path, &temp);
+  const int fd = create_temporary(path, mode, &temp);
   if (fd < 0) return std::strerror(errno);
   std::string failure;
   for (std::string_view part : parts)
@@ -78,4 +78,4 @@ void sweep_stale_temporaries_once(const std::string& dir, const std::string& end
   }
 }
 
-}  // namespace gdr::compiler
+}  // namespace gdr::support

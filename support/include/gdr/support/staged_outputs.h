@@ -1,0 +1,54 @@
+// The output files of one command, written all or nothing. Each output is
+// checked before any work is done (a path that names a folder, a missing
+// folder, two outputs that are one file), written to its own temporary file
+// next to it, and renamed into place only when every output is complete; a
+// failure, or an uncommitted set going out of scope, leaves every file that
+// existed before exactly as it was and no temporary behind.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gdr/status.h"
+
+namespace gdr::support {
+
+// True when `a` and `b` name one file: the same device and inode when both
+// exist (through symbolic links), else the same normalised absolute path.
+bool same_file(const std::string& a, const std::string& b);
+
+class StagedOutputs {
+ public:
+  StagedOutputs() = default;
+  StagedOutputs(const StagedOutputs&) = delete;
+  StagedOutputs& operator=(const StagedOutputs&) = delete;
+  ~StagedOutputs();
+
+  // Adds `path` (named `what` in errors, e.g. "--out o.npy") and creates its
+  // temporary. Refuses an empty path, a path ending in '/', an existing
+  // folder or other non-regular file, a folder that does not exist or
+  // cannot be written, and a path that is the same file as an output added
+  // before. Returns the output's index.
+  Status add(const std::string& what, const std::string& path, size_t* index = nullptr);
+
+  // The temporary file to write output `i` to (for writers that take a
+  // path, such as Halide or a linker), or write it here.
+  const std::string& temporary(size_t i) const { return outputs_[i].temporary; }
+  Status write(size_t i, const std::vector<std::string_view>& parts);
+
+  // Renames every temporary over its path. If a rename fails, the outputs
+  // renamed before it are put back as they were.
+  Status commit();
+
+ private:
+  struct Output {
+    std::string what, path, temporary;
+  };
+  void remove_temporaries();
+
+  std::vector<Output> outputs_;
+  bool committed_ = false;
+};
+
+}  // namespace gdr::support

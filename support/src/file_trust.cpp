@@ -1,0 +1,55 @@
+#include "gdr/support/file_trust.h"
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "gdr/support/regular_file.h"
+
+namespace gdr::support {
+namespace {
+
+std::string octal_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+std::string owner_problem(const struct stat& info) {
+  if (info.st_uid == ::geteuid()) return "";
+  return "is owned by uid " + std::to_string(info.st_uid) + ", not by this user (uid " +
+         std::to_string(::geteuid()) + ")";
+}
+
+}  // namespace
+
+std::string why_folder_untrusted(const std::string& dir) {
+  struct stat info;
+  if (::stat(dir.c_str(), &info) != 0) return std::string("cannot be checked: ") + std::strerror(errno);
+  if (!S_ISDIR(info.st_mode)) return "is " + file_kind(info.st_mode) + ", not a folder";
+  if (std::string why = owner_problem(info); !why.empty()) return why;
+  if (info.st_mode & (S_IWGRP | S_IWOTH))
+    return std::string("is writable by ") + ((info.st_mode & S_IWOTH) ? "others" : "its group") +
+           " (mode " + octal_mode(info.st_mode) + ")";
+  return "";
+}
+
+std::string why_file_untrusted(const struct stat& info) { return owner_problem(info); }
+
+Status create_private_folders(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::string at;
+  for (const fs::path& part : fs::path(dir)) {
+    at = (fs::path(at) / part).string();
+    if (part == "/" || part.empty()) continue;
+    if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST)
+      return Status::error("cannot create " + at + ": " + std::strerror(errno));
+  }
+  return Status::ok();
+}
+
+}  // namespace gdr::support

@@ -1,0 +1,124 @@
+#include "gdr/support/staged_outputs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "gdr/support/atomic_file.h"
+#include "gdr/support/regular_file.h"
+
+namespace gdr::support {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string folder_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  const bool a_exists = ::stat(a.c_str(), &sa) == 0, b_exists = ::stat(b.c_str(), &sb) == 0;
+  if (a_exists && b_exists) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (a_exists != b_exists) return false;
+  std::error_code ea, eb;
+  const fs::path na = fs::weakly_canonical(fs::absolute(a, ea), ea);
+  const fs::path nb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  return ea || eb ? fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal()
+                  : na == nb;
+}
+
+StagedOutputs::~StagedOutputs() {
+  if (!committed_) remove_temporaries();
+}
+
+void StagedOutputs::remove_temporaries() {
+  for (const Output& o : outputs_) std::remove(o.temporary.c_str());
+}
+
+Status StagedOutputs::add(const std::string& what, const std::string& path, size_t* index) {
+  auto refuse = [&](const std::string& why) { return Status::error(what + ": " + why); };
+  if (path.empty()) return refuse("the path is empty");
+  if (path.back() == '/') return refuse("names a folder (ends in '/'), not a file");
+  struct stat info;
+  if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode))
+    return refuse("is " + file_kind(info.st_mode) + ", not a file gdr may replace");
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+    return refuse("is a folder, not a file gdr may replace");
+  const std::string folder = folder_of(path);
+  if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    return refuse("its folder " + folder + " does not exist");
+  for (const Output& o : outputs_)
+    if (same_file(o.path, path)) return refuse("is the same file as " + o.what);
+
+  Output output{what, path, ""};
+  const int fd = create_temporary(path, 0666, &output.temporary);
+  if (fd < 0) return refuse("cannot create a file in " + folder + ": " + std::strerror(errno));
+  // A replaced file keeps its permissions, as editors and `sed -i` do.
+  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) ::fchmod(fd, info.st_mode & 07777);
+  ::close(fd);
+  if (index) *index = outputs_.size();
+  outputs_.push_back(std::move(output));
+  return Status::ok();
+}
+
+Status StagedOutputs::write(size_t i, const std::vector<std::string_view>& parts) {
+  const Output& o = outputs_[i];
+  const int fd = ::open(o.temporary.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Status::error(o.what + ": cannot write " + o.temporary + ": " + std::strerror(errno));
+  std::string failure;
+  for (std::string_view part : parts)
+    if (failure.empty()) failure = write_all(fd, part);
+  if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
+  if (!failure.empty()) return Status::error(o.what + ": write failed: " + failure);
+  return Status::ok();
+}
+
+Status StagedOutputs::commit() {
+  // Each existing file is kept under a second name (a hard link) until all
+  // renames are done, so that a failed rename can restore the ones before.
+  std::vector<std::string> backups(outputs_.size());
+  auto drop_backups = [&] {
+    for (const std::string& b : backups)
+      if (!b.empty()) std::remove(b.c_str());
+  };
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const Output& o = outputs_[i];
+    struct stat info;
+    if (::lstat(o.path.c_str(), &info) == 0) {
+      const int fd = create_temporary(o.path + ".old", 0600, &backups[i]);
+      if (fd >= 0) {
+        ::close(fd);
+        std::remove(backups[i].c_str());
+        if (::link(o.path.c_str(), backups[i].c_str()) != 0) backups[i].clear();
+      } else {
+        backups[i].clear();
+      }
+    }
+    if (std::rename(o.temporary.c_str(), o.path.c_str()) != 0) {
+      const std::string why = std::strerror(errno);
+      for (size_t j = 0; j < i; ++j) {
+        if (!backups[j].empty()) std::rename(backups[j].c_str(), outputs_[j].path.c_str());
+        else std::remove(outputs_[j].path.c_str());
+        backups[j].clear();
+      }
+      drop_backups();
+      for (size_t j = i; j < outputs_.size(); ++j) std::remove(outputs_[j].temporary.c_str());
+      committed_ = true;  // nothing of ours is left to remove
+      return Status::error(o.what + ": cannot rename " + o.temporary + " into place: " + why);
+    }
+  }
+  drop_backups();
+  committed_ = true;
+  return Status::ok();
+}
+
+}  // namespace gdr::support

@@ -1,0 +1,106 @@
+// support::StagedOutputs: all outputs or none, nothing left behind.
+#include "gdr/support/staged_outputs.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "temp_dir.h"
+
+namespace gdr::support {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t files_in(const std::string& dir) {
+  return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+TEST(StagedOutputs, CommitReplacesEveryOutputKeepingItsMode) {
+  const gdr::test::TempDir dir("gdr-staged-test");
+  std::ofstream(dir.path("a")) << "old a";
+  ASSERT_EQ(::chmod(dir.path("a").c_str(), 0640), 0);
+  StagedOutputs outputs;
+  ASSERT_TRUE(outputs.add("--a", dir.path("a")));
+  ASSERT_TRUE(outputs.add("--b", dir.path("b")));
+  ASSERT_TRUE(outputs.write(0, {"new ", "a"}));
+  ASSERT_TRUE(outputs.write(1, {"b"}));
+  EXPECT_EQ(text_of(dir.path("a")), "old a");  // nothing is visible before commit
+  EXPECT_FALSE(fs::exists(dir.path("b")));
+  ASSERT_TRUE(outputs.commit());
+  EXPECT_EQ(text_of(dir.path("a")), "new a");
+  EXPECT_EQ(text_of(dir.path("b")), "b");
+  struct stat info;
+  ASSERT_EQ(::stat(dir.path("a").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0640u);
+  EXPECT_EQ(files_in(dir.str()), 2u);
+}
+
+TEST(StagedOutputs, AnUncommittedSetLeavesNothing) {
+  const gdr::test::TempDir dir("gdr-staged-test");
+  std::ofstream(dir.path("a")) << "old a";
+  {
+    StagedOutputs outputs;
+    ASSERT_TRUE(outputs.add("--a", dir.path("a")));
+    ASSERT_TRUE(outputs.add("--b", dir.path("b")));
+    ASSERT_TRUE(outputs.write(0, {"new a"}));
+  }
+  EXPECT_EQ(text_of(dir.path("a")), "old a");
+  EXPECT_EQ(files_in(dir.str()), 1u);
+}
+
+// If the second rename fails (its path became a folder after the checks),
+// the first output is put back as it was.
+TEST(StagedOutputs, AFailedRenamePutsBackTheOutputsBeforeIt) {
+  const gdr::test::TempDir dir("gdr-staged-test");
+  std::ofstream(dir.path("a")) << "old a";
+  StagedOutputs outputs;
+  ASSERT_TRUE(outputs.add("--a", dir.path("a")));
+  ASSERT_TRUE(outputs.add("--new", dir.path("new")));
+  ASSERT_TRUE(outputs.add("--b", dir.path("b")));
+  fs::create_directory(dir.path("b"));
+  fs::create_directory(dir.path("b/inside"));  // a rename over a non-empty folder fails
+  const Status s = outputs.commit();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("--b: cannot rename"), std::string::npos) << s.message();
+  EXPECT_EQ(text_of(dir.path("a")), "old a");
+  EXPECT_FALSE(fs::exists(dir.path("new")));
+  EXPECT_EQ(files_in(dir.str()), 2u);  // a and the folder b
+}
+
+TEST(StagedOutputs, RefusesPathsThatCannotBecomeTheFile) {
+  const gdr::test::TempDir dir("gdr-staged-test");
+  fs::create_directory(dir.path("folder"));
+  ASSERT_EQ(::mkfifo(dir.path("fifo").c_str(), 0600), 0);
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "--x: the path is empty"},
+      {dir.path("folder/"), "names a folder (ends in '/')"},
+      {dir.path("folder"), "is a folder, not a file gdr may replace"},
+      {dir.path("fifo"), "is a FIFO, not a file gdr may replace"},
+      {dir.path("missing/x"), "its folder " + dir.path("missing") + " does not exist"},
+  };
+  for (const auto& [path, message] : cases) {
+    StagedOutputs outputs;
+    const Status s = outputs.add("--x", path);
+    ASSERT_FALSE(s) << path;
+    EXPECT_NE(s.message().find(message), std::string::npos) << s.message();
+  }
+  StagedOutputs outputs;
+  ASSERT_TRUE(outputs.add("--x", dir.path("x")));
+  const Status twice = outputs.add("--y", dir.path("folder/../x"));
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.message().find("--y: is the same file as --x"), std::string::npos) << twice.message();
+}
+
+}  // namespace
+}  // namespace gdr::support
