@@ -409,9 +409,11 @@ TEST_F(GdrRunTest, TemporariesCannotBeHijackedOrCollideWithInputs) {
 }
 
 // Eight processes writing one --out and one --final-state all succeed, and
-// what is left is one whole, right pair and no temporary.
+// what is left is one whole, right pair and no temporary. (Outputs of a few
+// MB, so that the writers overlap: with one fixed temporary name they
+// collided in most rounds.)
 TEST_F(GdrRunTest, ConcurrentWritersOfOneOutputAllSucceed) {
-  Problem p = make_problem(1, 2, 9, 8, 16, {DecayRegime::NearOne, BetaRegime::Uniform, true, 4});
+  Problem p = make_problem(1, 4, 1024, 8, 256, {DecayRegime::NearOne, BetaRegime::Uniform, true, 4});
   write_problem(p);
   std::string cmd;
   for (int i = 0; i < 8; ++i)
