@@ -22,7 +22,13 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/runtime/include/gdr/thread_pool.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gdr)
 
-install(TARGETS gdr_runtime EXPORT gdrRuntimeTargets
+set(gdr_runtime_export gdr_runtime)
+if(TARGET gdr_halide_abi)
+  install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/gdr/halide_chunked_abi.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gdr)
+  list(APPEND gdr_runtime_export gdr_halide_abi)
+endif()
+install(TARGETS ${gdr_runtime_export} EXPORT gdrRuntimeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT gdrRuntimeTargets NAMESPACE gdr:: DESTINATION ${GDR_CMAKE_INSTALL_DIR})
@@ -34,7 +40,7 @@ if(GDR_BUILD_COMPILER)
   # installed (their include folders are $<BUILD_INTERFACE:...>). An
   # internal library added to gdr_compiler later goes in this list too;
   # install(EXPORT) names any that is missing.
-  set(gdr_jit_export gdr_jit gdr_compiler gdr_dialect gdr_schedules gdr_halide_abi)
+  set(gdr_jit_export gdr_jit gdr_compiler gdr_dialect gdr_schedules)
   if(TARGET gdr_support)
     list(APPEND gdr_jit_export gdr_support)
   endif()

@@ -9,7 +9,7 @@
 
 #include "chunked_k24_v40_c32_w8.h"
 #include "chunked_route.h"
-#include "gdr/compiler/halide_chunked_abi.h"
+#include "gdr/halide_chunked_abi.h"
 #include "gdr/schedules/chunked_schedule.h"
 
 GDR_DEFINE_HALIDE_CHUNKED_KERNEL(gdr_aot_entry, gdr_aot_chunked_k24_v40_c32_w8, 32)
@@ -26,7 +26,7 @@ Kernel aot_kernel() {
   k.K = 24;
   k.V = 40;
   k.column_align = schedules::chunked_column_align(40, kSchedule);
-  k.scratch_floats = compiler::halide_chunked_scratch_floats;
+  k.scratch_floats = halide_chunked_scratch_floats;
   return k;
 }
 

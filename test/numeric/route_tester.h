@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "gdr/runtime.h"
-#include "reference.h"
+#include "gdr/reference/reference.h"
 
 namespace gdr::test {
 

@@ -17,6 +17,8 @@ set(hidden "")
 foreach(package LLVM MLIR Halide HalideHelpers GTest fmt benchmark PNG JPEG ZLIB Python3)
   list(APPEND hidden -DCMAKE_DISABLE_FIND_PACKAGE_${package}=ON)
 endforeach()
+# Halide's runtime header too (it would add gdr::halide_abi).
+list(APPEND hidden -DGDR_HALIDE_RUNTIME_INCLUDE_DIR=GDR_HALIDE_RUNTIME_INCLUDE_DIR-NOTFOUND)
 gdr_step("configure the runtime alone" COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${build} -G Ninja
          -DCMAKE_BUILD_TYPE=Release -DGDR_BUILD_COMPILER=OFF -DGDR_BUILD_TESTS=OFF ${hidden}
          -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C} "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "npy.h"
-#include "reference.h"
+#include "gdr/reference/reference.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
 

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "gdr/runtime.h"
-#include "reference.h"
+#include "gdr/reference/reference.h"
 
 namespace gdr {
 namespace {

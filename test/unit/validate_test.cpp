@@ -9,7 +9,7 @@
 #include "gdr/baselines.h"
 #include "implementations.h"
 #include "gdr/runtime.h"
-#include "reference.h"
+#include "gdr/reference/reference.h"
 
 namespace gdr {
 namespace {

@@ -22,7 +22,7 @@
 #include "../common/version.h"
 #include "gdr/runtime.h"
 #include "gdr/support/staged_outputs.h"
-#include "reference.h"
+#include "gdr/reference/reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/toolchain.h"

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "reference.h"
+#include "gdr/reference/reference.h"
 
 namespace gdr::tune {
 

@@ -10,7 +10,7 @@
 
 #include "gdr/kernel_abi.h"
 
-namespace gdr::compiler {
+namespace gdr {
 
 // The signature Halide gives the chunked pipeline (argument order of
 // ChunkedAlgorithm::arguments(), then the outputs out and state_out).
@@ -29,11 +29,11 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
 // Scratch floats run_halide_chunked needs per worker.
 inline int64_t halide_chunked_scratch_floats(int64_t /*T*/, int64_t K, int64_t V) { return K * V; }
 
-}  // namespace gdr::compiler
+}  // namespace gdr
 
 // Defines `int32_t name(const gdr_kernel_args*)` for an AOT-compiled
 // pipeline `halide_fn` with chunk size `chunk`.
 #define GDR_DEFINE_HALIDE_CHUNKED_KERNEL(name, halide_fn, chunk)               \
   extern "C" int32_t name(const gdr_kernel_args* a) {                         \
-    return gdr::compiler::run_halide_chunked(a, &halide_fn, chunk);           \
+    return gdr::run_halide_chunked(a, &halide_fn, chunk);           \
   }

@@ -1,4 +1,4 @@
-#include "reference.h"
+#include "gdr/reference/reference.h"
 
 #include <cmath>
 #include <limits>

@@ -1,9 +1,9 @@
-#include "gdr/compiler/halide_chunked_abi.h"
+#include "gdr/halide_chunked_abi.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace gdr::compiler {
+namespace gdr {
 namespace {
 
 // A dense float buffer of up to two dimensions; `host` points at the element
@@ -81,4 +81,4 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
   return 0;
 }
 
-}  // namespace gdr::compiler
+}  // namespace gdr

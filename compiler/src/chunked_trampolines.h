@@ -1,0 +1,20 @@
+// JIT chunked kernels get a plain C entry point (the kernel ABI has no
+// context pointer) from a fixed table of trampolines, each bound for the
+// life of the process to one Halide function and its chunk size.
+#pragma once
+
+#include <cstdint>
+
+#include "gdr/halide_chunked_abi.h"
+#include "gdr/kernel_abi.h"
+#include "gdr/status.h"
+
+namespace gdr::compiler {
+
+constexpr int kTrampolines = 64;
+
+// Binds the next free trampoline to (fn, chunk) and returns it in *entry;
+// an error once all are taken. Thread-safe.
+Status bind_trampoline(HalideChunkedFn fn, int64_t chunk, gdr_kernel_fn* entry);
+
+}  // namespace gdr::compiler

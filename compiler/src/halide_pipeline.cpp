@@ -1,0 +1,40 @@
+#include "halide_pipeline.h"
+
+#include "gdr/Dialect/Limits.h"
+#include "gdr/schedules/chunked_schedule.h"
+
+namespace gdr::compiler {
+
+Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
+                      schedules::ChunkedAlgorithm& alg) {
+  if (std::string why = spec.schedule.check(); !why.empty()) return Status::error(why);
+  using mlir::gdr::kMaxHeadSize;
+  if (spec.K <= 0 || spec.V <= 0 || spec.K > kMaxHeadSize || spec.V > kMaxHeadSize)
+    return Status::error("chunked kernel: K and V must be in [1, 2^20], got K=" +
+                         std::to_string(spec.K) + ", V=" + std::to_string(spec.V));
+  schedules::define_chunked_algorithm(alg, static_cast<int>(spec.K), static_cast<int>(spec.V),
+                                      spec.schedule.chunk);
+  if (spec.scheduler == Scheduler::Hand) {
+    schedules::apply_hand_schedule(alg, spec.schedule);
+    return Status::ok();
+  }
+  std::string error = schedules::apply_autoschedule(alg, target, GDR_ADAMS2019_PLUGIN);
+  return error.empty() ? Status::ok() : Status::error(error);
+}
+
+Status parse_target(const std::string& name, Halide::Target* target) {
+  if (name == "host") {
+    *target = Halide::get_host_target();
+    return Status::ok();
+  }
+  if (!Halide::Target::validate_target_string(name))
+    return Status::error("unknown Halide target '" + name + "'");
+  *target = Halide::Target(name);
+  return Status::ok();
+}
+
+Halide::Target kernel_target() {
+  return Halide::get_host_target().with_feature(Halide::Target::NoRuntime);
+}
+
+}  // namespace gdr::compiler
