@@ -26,6 +26,11 @@
 // for dk and dq): the first
 // token reads initial_state, the last writes final_state; dk and dq of the
 // next token are computed once per token into scratch too.
+//
+// Every op is built in a statement of its own (or in a braced list, which
+// C++ evaluates left to right), never as one of several arguments of a call:
+// the order of those is up to the compiler (GCC and clang differ), and the
+// emitted IR must not depend on the compiler that built gdr.
 #include <functional>
 
 #include <mlir/Dialect/StandardOps/IR/Ops.h>
@@ -71,7 +76,9 @@ class RecurrentEmitter {
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
 
     loop(bhBegin, bhEnd, c(1), {}, [&](Value bh, ValueRange) {
-      Value whole = mul(div(sub(vEnd, vBegin), c(tile_)), c(tile_));
+      Value columns = sub(vEnd, vBegin);
+      Value tiles = div(columns, c(tile_));
+      Value whole = mul(tiles, c(tile_));
       Value tilesEnd = add(vBegin, whole);
       loop(vBegin, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
         emitTile(bh, col, tile_ / W_, Value());
@@ -127,13 +134,18 @@ class RecurrentEmitter {
   SmallVector<Value> sweepRows(ValueRange inits, Body row) {
     const int64_t main = K_ - K_ % unroll_;
     SmallVector<Value> accs(inits.begin(), inits.end());
-    if (main > 0)
-      accs = loop(c(0), c(main), c(unroll_), accs, [&](Value k0, ValueRange args) {
+    if (main > 0) {
+      Value begin = c(0), end = c(main), step = c(unroll_);
+      accs = loop(begin, end, step, accs, [&](Value k0, ValueRange args) {
         SmallVector<Value> acc(args.begin(), args.end());
         for (int64_t r = 0; r < unroll_; ++r) acc = row(add(k0, c(r)), acc);
         return acc;
       });
-    if (main < K_) accs = loop(c(main), c(K_), c(1), accs, row);
+    }
+    if (main < K_) {
+      Value begin = c(main), end = c(K_), step = c(1);
+      accs = loop(begin, end, step, accs, row);
+    }
     return accs;
   }
 
@@ -160,18 +172,25 @@ class RecurrentEmitter {
     // lives packed in the worker's scratch (rows n·W apart), which uses every
     // L1 set instead of the few a strided tile maps to.
     Place initial{s0_, [&, stateBase](Value k, int64_t j) {
-                    return add(stateBase, add(mul(k, c(V_)), c(j * W_)));
+                    Value row = mul(k, c(V_));
+                    Value inRow = add(row, c(j * W_));
+                    return add(stateBase, inRow);
                   }};
     Place final{s1_, initial.at};
-    Place packed{scratch_, [&](Value k, int64_t j) { return add(mul(k, c(n * W_)), c(j * W_)); }};
+    Place packed{scratch_, [&](Value k, int64_t j) {
+                   Value row = mul(k, c(n * W_));
+                   return add(row, c(j * W_));
+                 }};
     auto eq = [&](Value x, int64_t v) {
       return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, x, c(v)).getResult();
     };
     ifElse(eq(T_, 0), [&] {
       // T = 0: the final state is the initial state.
       sweepRows({}, [&](Value k, ValueRange) {
-        for (int64_t j = 0; j < n; ++j)
-          store(load(s0_, initial.at(k, j), mask), s1_, final.at(k, j), mask);
+        for (int64_t j = 0; j < n; ++j) {
+          Value s = load(s0_, initial.at(k, j), mask);
+          store(s, s1_, final.at(k, j), mask);
+        }
         return SmallVector<Value>{};
       });
     }, [&] {
@@ -194,7 +213,8 @@ class RecurrentEmitter {
         SmallVector<Value> acc =
             emitToken(tokenBase, col, c(0), initial, packed, n, mask, sums, false);
         Value last = sub(T_, c(1));
-        acc = loop(c(1), last, c(1), acc, [&](Value t, ValueRange a) {
+        Value second = c(1), step = c(1);
+        acc = loop(second, last, step, acc, [&](Value t, ValueRange a) {
           return emitToken(tokenBase, col, t, packed, packed, n, mask, a, false);
         });
         emitToken(tokenBase, col, last, packed, final, n, mask, acc, /*last=*/true);
@@ -217,7 +237,8 @@ class RecurrentEmitter {
     for (int64_t j = 0; j < n; ++j) {
       Value v = load(value_, add(vrow, c(j * W_)), mask);
       delta[j] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, acc[j]));
-      store(fma(kq, delta[j], acc[n + j]), out_, add(vrow, c(j * W_)), mask);
+      Value out = fma(kq, delta[j], acc[n + j]);
+      store(out, out_, add(vrow, c(j * W_)), mask);
     }
     if (!last) emitGatedKeys(add(qk, c(K_)));
     if (!last && prefetch_ > 0) emitPrefetch(tokenBase, col, t, n);
@@ -253,15 +274,18 @@ class RecurrentEmitter {
     for (int64_t i = 0; i < vectors; ++i) {
       Value at = add(qk, c(i * W_));
       Value d = load(decay_, at, Value());
-      store(mulf(d, load(key_, at, Value())), scratch_, c(gatedAt() + i * W_), Value());
-      store(mulf(d, load(query_, at, Value())), scratch_, c(gatedAt() + K_ + i * W_), Value());
+      Value dk = mulf(d, load(key_, at, Value()));
+      store(dk, scratch_, c(gatedAt() + i * W_), Value());
+      Value dq = mulf(d, load(query_, at, Value()));
+      store(dq, scratch_, c(gatedAt() + K_ + i * W_), Value());
     }
     for (int64_t k = vectors * W_; k < K_; ++k) {
       Value at = add(qk, c(k));
       Value d = scalar(decay_, at);
-      b_.create<memref::StoreOp>(loc_, mulf(d, scalar(key_, at)), scratch_, ValueRange{c(gatedAt() + k)});
-      b_.create<memref::StoreOp>(loc_, mulf(d, scalar(query_, at)), scratch_,
-                                 ValueRange{c(gatedAt() + K_ + k)});
+      Value dk = mulf(d, scalar(key_, at));
+      b_.create<memref::StoreOp>(loc_, dk, scratch_, ValueRange{c(gatedAt() + k)});
+      Value dq = mulf(d, scalar(query_, at));
+      b_.create<memref::StoreOp>(loc_, dq, scratch_, ValueRange{c(gatedAt() + K_ + k)});
     }
   }
 
@@ -291,13 +315,17 @@ class RecurrentEmitter {
       Value acc = zero_;
       for (int64_t i = 0; i < vectors; ++i) {
         Value at = add(base, c(i * W_));
-        acc = fma(load(key_, at, Value()), load(query_, at, Value()), acc);
+        Value key = load(key_, at, Value());
+        Value query = load(query_, at, Value());
+        acc = fma(key, query, acc);
       }
       sum = b_.create<vector::ReductionOp>(loc_, f32_, "add", acc, ValueRange{});
     }
     for (int64_t k = vectors * W_; k < K_; ++k) {
       Value at = add(base, c(k));
-      sum = b_.create<arith::AddFOp>(loc_, sum, mulf(scalar(key_, at), scalar(query_, at)));
+      Value key = scalar(key_, at);
+      Value query = scalar(query_, at);
+      sum = b_.create<arith::AddFOp>(loc_, sum, mulf(key, query));
     }
     return sum;
   }

@@ -1,5 +1,10 @@
 // gdr-lower-to-llvm: scf/vector/memref/arith/std to the LLVM dialect, plus the
 // C entry point `int32_t <name>(const gdr_kernel_args*)` of every kernel.
+//
+// Every op is built in a statement of its own (or in a braced list, which
+// C++ evaluates left to right), never as one of several arguments of a call:
+// the order of those is up to the compiler (GCC and clang differ), and the
+// emitted IR must not depend on the compiler that built gdr.
 #include <mlir/Conversion/ArithmeticToLLVM/ArithmeticToLLVM.h>
 #include <mlir/Conversion/LLVMCommon/ConversionTarget.h>
 #include <mlir/Conversion/LLVMCommon/TypeConverter.h>
@@ -60,10 +65,14 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
                                      ValueRange{constant(i64, 0), constant(i32, f)});
     return b.create<LLVM::LoadOp>(loc, at);
   };
-  Value sizesMatch = b.create<LLVM::AndOp>(
-      loc,
-      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, field(kK, i64), constant(i64, entry.K)),
-      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, field(kV, i64), constant(i64, entry.V)));
+  auto fieldIs = [&](ArgField f, int64_t want) -> Value {
+    Value got = field(f, i64);
+    Value wanted = constant(i64, want);
+    return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, got, wanted);
+  };
+  Value kMatches = fieldIs(kK, entry.K);
+  Value vMatches = fieldIs(kV, entry.V);
+  Value sizesMatch = b.create<LLVM::AndOp>(loc, kMatches, vMatches);
   b.create<LLVM::CondBrOp>(loc, sizesMatch, run, reject);
 
   b.setInsertionPointToStart(reject);

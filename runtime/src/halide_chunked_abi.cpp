@@ -10,12 +10,11 @@ namespace {
 // at the mins, as Halide expects.
 struct View {
   halide_dimension_t dim[2];
-  halide_buffer_t buf;
+  halide_buffer_t buf{};  // every field zero (no device, no flags)
   View(const float* host, int dims, int32_t min0, int32_t extent0, int32_t extent1,
        int32_t stride1) {
     dim[0] = halide_dimension_t(min0, extent0, 1);
     dim[1] = halide_dimension_t(0, extent1, stride1);
-    std::memset(&buf, 0, sizeof buf);
     buf.host = reinterpret_cast<uint8_t*>(const_cast<float*>(host));
     buf.type = halide_type_t(halide_type_float, 32);
     buf.dimensions = dims;

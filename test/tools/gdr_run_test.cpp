@@ -344,7 +344,7 @@ TEST_F(GdrRunTest, ChunkedRouteRunsWithABadTmpdir) {
   ScopedEnv cache_dir("GDR_CACHE_DIR");
   Problem p = make_problem(1, 2, 20, 16, 24, {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
   write_problem(p);
-  for (const std::string cache : {path("cache"), std::string("off")}) {
+  for (const std::string& cache : {path("cache"), std::string("off")}) {
     cache_dir.set(cache);
     const RunResult r = run("--route chunked");
     ASSERT_EQ(r.exit_code, 0) << cache << ": " << r.stderr_text;

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 packages), configures and builds.
-#   tools/scripts/setup.sh [release|sanitize]...   (default: release)
+#   tools/scripts/setup.sh [release|sanitize|gcc]...   (default: release)
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 packages=(
-  cmake ninja-build clang-14 lld-14 llvm-14-dev llvm-14-tools
+  cmake ninja-build clang-14 lld-14 g++ llvm-14-dev llvm-14-tools
   libmlir-14-dev mlir-14-tools libhalide14-0-dev libpng-dev libjpeg-dev
   libgtest-dev zlib1g-dev libclang-rt-14-dev python3
   pkgconf  # the package tests read gdr.pc with pkg-config
@@ -23,14 +23,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-configure_and_build() {  # $1: build dir, rest: extra cmake flags
+clang=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+       -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld)
+# Debian 12's default compiler (GCC 12) and linker, what a plain `cmake` picks.
+gcc=(-DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++)
+
+configure_and_build() {  # $1: build dir, rest: cmake flags
   local dir=$1
   shift
   if [ ! -f "$dir/build.ninja" ]; then
-    cmake -G Ninja -S . -B "$dir" \
-      -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-      -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld \
-      -DMLIR_TABLEGEN_EXE=/usr/lib/llvm-14/bin/mlir-tblgen "$@" >/dev/null
+    cmake -G Ninja -S . -B "$dir" -DMLIR_TABLEGEN_EXE=/usr/lib/llvm-14/bin/mlir-tblgen "$@" >/dev/null
   fi
   cmake --build "$dir"
 }
@@ -39,8 +41,10 @@ builds=("$@")
 [ ${#builds[@]} -gt 0 ] || builds=(release)
 for b in "${builds[@]}"; do
   case "$b" in
-    release) configure_and_build build -DCMAKE_BUILD_TYPE=Release ;;
-    sanitize) configure_and_build build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDR_SANITIZE=ON ;;
-    *) echo "setup: unknown build '$b' (release or sanitize)" >&2; exit 2 ;;
+    release) configure_and_build build "${clang[@]}" -DCMAKE_BUILD_TYPE=Release ;;
+    sanitize)
+      configure_and_build build-sanitize "${clang[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDR_SANITIZE=ON ;;
+    gcc) configure_and_build build-gcc "${gcc[@]}" -DCMAKE_BUILD_TYPE=Release ;;
+    *) echo "setup: unknown build '$b' (release, sanitize or gcc)" >&2; exit 2 ;;
   esac
 done
