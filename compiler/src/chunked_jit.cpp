@@ -10,7 +10,6 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "gdr/compiler/kernel_cache_stats.h"
 #include "gdr/compiler/once_cache.h"
 #include "gdr/compiler/plan.h"
+#include "gdr/compiler/target.h"
 #include "gdr/schedules/chunked_algorithm.h"
 #include "gdr/schedules/chunked_schedule.h"
 #include "halide_object_file.h"
@@ -76,7 +76,7 @@ Status halide_jit_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
   if (spec.profile) target = target.with_feature(Halide::Target::Profile);
   schedules::ChunkedAlgorithm alg;
   if (Status s = build_pipeline(spec, target, alg); !s) return s;
-  const std::string name = chunked_kernel_name(spec);
+  const std::string name = spec.variant().name();
   Halide::Module module = alg.pipeline().compile_to_module(alg.arguments(), name, target);
   auto jit = std::make_unique<Halide::Internal::JITModule>(module, module.get_function_by_name(name));
   *fn = reinterpret_cast<HalideChunkedFn>(jit->main_function());
@@ -108,10 +108,10 @@ Status cached_object_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
   const Halide::Target host = Halide::get_host_target();
   if (Status s = load_halide_runtime(host); !s) return s;
   const Halide::Target target = kernel_target();
-  const std::string name = chunked_kernel_name(spec);
+  const std::string name = spec.variant().name();
   void* address = nullptr;
   Status s = DiskCache::current().load_or_build(
-      chunked_cache_description(spec),
+      cache_description(spec.variant(), host_target()),
       [&](std::vector<char>* object) {
         schedules::ChunkedAlgorithm alg;
         if (Status b = build_pipeline(spec, target, alg); !b) return b;
@@ -136,7 +136,7 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
     if (Status s = uses_halide_jit(spec) ? halide_jit_entry(spec, &fn) : cached_object_entry(spec, &fn);
         !s)
       return {s, {}};
-    const std::string name = chunked_kernel_name(spec);
+    const std::string name = spec.variant().name();
 
     Kernel& k = result.kernel;
     if (Status s = bind_trampoline(fn, spec.schedule.chunk, &k.fn); !s) return {s, {}};
@@ -150,37 +150,24 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
                          : 0;
     k.scratch_floats = halide_chunked_scratch_floats;
   } catch (const Halide::Error& e) {
-    return {Status::error(std::string("Halide failed to compile ") + chunked_kernel_name(spec) +
+    return {Status::error(std::string("Halide failed to compile ") + spec.variant().name() +
                           ": " + e.what()),
             {}};
   } catch (const std::exception& e) {  // e.g. a filesystem error: a Status, never an abort
-    return {Status::error("cannot compile " + chunked_kernel_name(spec) + ": " + e.what()), {}};
+    return {Status::error("cannot compile " + spec.variant().name() + ": " + e.what()), {}};
   }
   return result;
 }
 
 }  // namespace
 
-std::string chunked_kernel_name(const ChunkedSpec& spec) {
-  return "gdr_chunked_f32_k" + std::to_string(spec.K) + "_v" + std::to_string(spec.V) + "__c" +
-         std::to_string(spec.schedule.chunk) + "_w" + std::to_string(spec.schedule.vector_width) +
-         (spec.scheduler == Scheduler::Adams2019 ? "_adams2019" : "");
-}
-
-std::string chunked_cache_description(const ChunkedSpec& spec) {
-  if (uses_halide_jit(spec)) return "";
-  return "route chunked\nkernel " + chunked_kernel_name(spec) + "\nschedule " +
-         spec.schedule.str() + "\nhalide " + GDR_HALIDE_VERSION + "\nhalide target " +
-         kernel_target().to_string();
-}
-
 CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec) { return jit_compile(spec); }
 
 const CompiledKernel& compile_chunked(const ChunkedSpec& spec) {
-  using Key = std::tuple<int64_t, int64_t, schedules::Schedule, Scheduler, bool>;
+  using Key = std::pair<Variant, bool>;  // and profile
   static auto* cache = new OnceCache<Key, CompiledKernel>;  // never destroyed, as the code
   bool computed = false;
-  const CompiledKernel& kernel = cache->get({spec.K, spec.V, spec.schedule, spec.scheduler, spec.profile},
+  const CompiledKernel& kernel = cache->get({spec.variant(), spec.profile},
                                             [&] { return jit_compile(spec); }, &computed);
   count_kernel_cache_lookup(!computed);
   return kernel;

@@ -17,6 +17,7 @@
 #include "gdr/Dialect/GdrPasses.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/jit.h"
+#include "gdr/compiler/variant.h"
 
 namespace gdr::compiler {
 
@@ -85,26 +86,9 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
 
 }  // namespace
 
-RecurrentSchedule default_recurrent_schedule(const KernelSpec& spec, const Target& target) {
-  // Asks gdr-attach-schedule, so that the pass and the runtime agree.
-  mlir::MLIRContext context;
-  load_dialects(context);
-  std::string error;
-  auto module = parse_module(context, module_text(spec, nullptr, target, "probe"), &error);
-  mlir::PassManager pm(&context);
-  pm.addPass(mlir::gdr::createAttachSchedulePass());
-  RecurrentSchedule schedule;
-  if (!module || mlir::failed(pm.run(*module))) return schedule;
-  module->walk([&](mlir::gdr::KernelOp k) {
-    schedule = {k.getScheduleAttr().getVectorWidth(), k.getScheduleAttr().getVTile(),
-                k.getScheduleAttr().getUnroll(), k.getScheduleAttr().getPrefetch()};
-  });
-  return schedule;
-}
-
 std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                   const Target& target) {
-  return module_text(spec, &schedule, target, recurrent_kernel_name(spec, schedule));
+  return module_text(spec, &schedule, target, recurrent_variant(spec.K, spec.V, schedule).name());
 }
 
 Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule& schedule,
@@ -123,7 +107,7 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   load_dialects(context);
   std::string error;
   auto module = parse_module(
-      context, module_text(spec, &schedule, target, recurrent_kernel_name(spec, schedule)), &error);
+      context, module_text(spec, &schedule, target, recurrent_variant(spec.K, spec.V, schedule).name()), &error);
   if (!module) return Status::error("invalid recurrent kernel: " + error);
 
   std::string diagnostics;
@@ -134,7 +118,8 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   mlir::PassManager pm(&context);
   mlir::gdr::buildLowerToLLVMPipeline(pm);
   if (mlir::failed(pm.run(*module)))
-    return Status::error("lowering " + recurrent_kernel_name(spec, schedule) + " failed: " + diagnostics);
+    return Status::error("lowering " + recurrent_variant(spec.K, spec.V, schedule).name() +
+                         " failed: " + diagnostics);
 
   llvm::LLVMContext llvm_context;
   std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(*module, llvm_context);
@@ -157,21 +142,14 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   return Status::ok();
 }
 
-std::string recurrent_cache_description(const KernelSpec& spec, const RecurrentSchedule& schedule,
-                                        const Target& target) {
-  // The module text holds the kernel name, K, V, the schedule, the CPU and
-  // the vector width; the features and triple complete the target.
-  return "route recurrent\ntriple " + target.triple + "\ncpu " + target.cpu + "\nfeatures " +
-         target.features + "\nmodule " + recurrent_module_text(spec, schedule, target);
-}
-
 Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule,
                          Kernel* kernel) {
   const Target& host = host_target();
-  const std::string name = recurrent_kernel_name(spec, schedule);
+  const Variant variant = recurrent_variant(spec.K, spec.V, schedule);
+  const std::string name = variant.name();
   void* address = nullptr;
   Status s = DiskCache::current().load_or_build(
-      recurrent_cache_description(spec, schedule, host),
+      cache_description(variant, host),
       [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, host, object); },
       [&](const std::vector<char>& object) { return jit_load_object(object, name, &address); }, name);
   if (!s) return s;

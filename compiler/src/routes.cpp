@@ -3,7 +3,6 @@
 // the measured default), and each (K, V, schedule) is compiled once per
 // process.
 #include <string>
-#include <tuple>
 
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/compiled_kernel.h"
@@ -14,17 +13,18 @@
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/settings.h"
 #include "gdr/compiler/tuning_db.h"
+#include "gdr/compiler/variant.h"
 
 namespace gdr::compiler {
 
 namespace {
 
-const CompiledKernel& cached_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule) {
-  static OnceCache<std::tuple<int64_t, int64_t, RecurrentSchedule>, CompiledKernel> cache;
+const CompiledKernel& cached_kernel(const Variant& v) {
+  static OnceCache<Variant, CompiledKernel> cache;
   bool computed = false;
-  const CompiledKernel& kernel = cache.get({spec.K, spec.V, schedule}, [&] {
+  const CompiledKernel& kernel = cache.get(v, [&] {
     CompiledKernel compiled;
-    compiled.status = compile_recurrent(spec, schedule, &compiled.kernel);
+    compiled.status = compile_recurrent(v.spec(), v.recurrent, &compiled.kernel);
     return compiled;
   }, &computed);
   count_kernel_cache_lookup(!computed);
@@ -33,19 +33,20 @@ const CompiledKernel& cached_kernel(const KernelSpec& spec, const RecurrentSched
 
 // Says once per process and schedule that a tuned schedule did not compile
 // (the database's checks should have left it out) and the default runs.
-void warn_tuned_failed(const Plan& p, const KernelSpec& spec, const Status& why) {
-  static auto* warned = new OnceCache<std::tuple<int64_t, int64_t, std::string>, bool>;
-  warned->get({spec.K, spec.V, p.str()}, [&] {
+void warn_tuned_failed(const Plan& p, const Status& why) {
+  static auto* warned = new OnceCache<Variant, bool>;
+  warned->get(p.variant, [&] {
     warn("gdr: tuning db " + current_tuning_db_path() + ": " + p.str() + " for K=" +
-         std::to_string(spec.K) + " V=" + std::to_string(spec.V) + " failed to compile (" +
-         why.message() + "); running the default");
+         std::to_string(p.variant.K) + " V=" + std::to_string(p.variant.V) +
+         " failed to compile (" + why.message() + "); running the default");
     return true;
   });
 }
 
-const CompiledKernel& kernel_of(const Plan& p, const KernelSpec& spec) {
-  return p.route == Route::Chunked ? compile_chunked(spec.K, spec.V, p.chunked)
-                                   : cached_kernel(spec, p.recurrent);
+const CompiledKernel& kernel_of(const Plan& p) {
+  return p.variant.route == Route::Chunked
+             ? compile_chunked(ChunkedSpec{p.variant.K, p.variant.V, p.variant.chunked})
+             : cached_kernel(p.variant);
 }
 
 // The kernel `p` (planned for `route`) names for a call of t's sizes or, if
@@ -53,11 +54,10 @@ const CompiledKernel& kernel_of(const Plan& p, const KernelSpec& spec) {
 // empty database: for auto, the recurrent default, not the route the tuned
 // plan had picked).
 const CompiledKernel& planned_kernel(Route route, const Plan& p, const Tensors& t) {
-  const KernelSpec spec{t.K, t.V};
-  const CompiledKernel& compiled = kernel_of(p, spec);
+  const CompiledKernel& compiled = kernel_of(p);
   if (compiled.status || !p.tuned) return compiled;
-  warn_tuned_failed(p, spec, compiled.status);
-  return kernel_of(plan(TuningDb(), route, t.K, t.V, t.T, 1), spec);
+  warn_tuned_failed(p, compiled.status);
+  return kernel_of(plan(TuningDb(), route, t.K, t.V, t.T, 1));
 }
 
 }  // namespace
@@ -78,7 +78,7 @@ Status warm_up_planned(Route route, const Tensors& t, const Options& options) {
 
 Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                  Kernel* kernel) {
-  const CompiledKernel& compiled = cached_kernel(spec, schedule);
+  const CompiledKernel& compiled = cached_kernel(recurrent_variant(spec.K, spec.V, schedule));
   if (compiled.status) *kernel = compiled.kernel;
   return compiled.status;
 }

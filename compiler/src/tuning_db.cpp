@@ -15,14 +15,12 @@
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <tuple>
 
 #include "gdr/compiler/diagnostics.h"
 #include "gdr/compiler/disk_cache.h"
-#include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/settings.h"
-#include "gdr/schedules/schedule.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/support/atomic_file.h"
 #include "gdr/support/file_trust.h"
 #include "gdr/support/regular_file.h"
@@ -37,15 +35,16 @@ const char kColumns[] = "# host_cpu K V T_min T_max threads route schedule media
 // About 70 bytes a record: room for a million records, not for /dev/zero.
 constexpr uint64_t kMaxTuningDbBytes = uint64_t(64) << 20;
 
-// Parses r->schedule for r->route into r->recurrent or r->chunked; why
-// not, or "".
+// Parses r->schedule for r->route, K and V into r->variant; why not, or "".
 std::string parse_schedule_of(TuningRecord* r) {
+  Variant v;
+  v.route = r->route;
+  v.K = r->K;
+  v.V = r->V;
   std::string error;
-  if (r->route == Route::Recurrent)
-    return parse_recurrent_schedule(r->schedule, &r->recurrent, &error) ? "" : error;
-  if (r->route == Route::Chunked)
-    return schedules::parse_schedule(r->schedule, &r->chunked, &error) ? "" : error;
-  return std::string("route '") + route_name(r->route) + "' has no tuned schedules";
+  if (!parse_variant_schedule(r->route, r->schedule, &v, &error)) return error;
+  r->variant = v;
+  return "";
 }
 
 // One record line, or why not.
@@ -99,14 +98,15 @@ std::string trimmed(const std::string& line) {
 // host's vectors would compile (Halide splits the vectors) but was measured
 // on other hardware (the same CPU name with AVX-512 masked, say).
 std::string why_not_on(const TuningRecord& r, const Target& host) {
-  if (r.route == Route::Recurrent) {
-    Status s = check_recurrent_schedule(KernelSpec{r.K, r.V}, r.recurrent, host);
+  const Variant& v = r.variant;
+  if (v.route == Route::Recurrent) {
+    Status s = check_recurrent_schedule(v.spec(), v.recurrent, host);
     return s ? "" : s.message();
   }
-  if (std::string why = r.chunked.check(); !why.empty()) return why;
-  if (r.chunked.vector_width * 32 > host.vector_bits)
-    return "vector width " + std::to_string(r.chunked.vector_width) + " was tuned for " +
-           std::to_string(r.chunked.vector_width * 32) + "-bit vectors, the host has " +
+  if (std::string why = v.chunked.check(); !why.empty()) return why;
+  if (v.chunked.vector_width * 32 > host.vector_bits)
+    return "vector width " + std::to_string(v.chunked.vector_width) + " was tuned for " +
+           std::to_string(v.chunked.vector_width * 32) + "-bit vectors, the host has " +
            std::to_string(host.vector_bits);
   return "";
 }
@@ -199,15 +199,14 @@ TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
     : records_(std::move(records)) {
   // A check runs the dialect's verifier (~0.3 ms): once per distinct
   // variant, not per record (20k records of one schedule took 6 s).
-  std::map<std::tuple<Route, int64_t, int64_t, std::string>, std::string> checked;
+  std::map<Variant, std::string> checked;
   for (size_t i = 0; i < records_.size(); ++i) {
     TuningRecord& r = records_[i];
     if (r.host_cpu != host.cpu) continue;
     std::string why = parse_schedule_of(&r);
     if (why.empty()) {
-      const auto variant = std::make_tuple(r.route, r.K, r.V, r.schedule);
-      auto it = checked.find(variant);
-      if (it == checked.end()) it = checked.emplace(variant, why_not_on(r, host)).first;
+      auto it = checked.find(r.variant);
+      if (it == checked.end()) it = checked.emplace(r.variant, why_not_on(r, host)).first;
       why = it->second;
     }
     if (why.empty())

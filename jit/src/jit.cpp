@@ -6,7 +6,7 @@
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/kernel_cache_stats.h"
-#include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/compiler/plan.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/settings.h"
@@ -89,20 +89,14 @@ Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
   Plan p;
   if (is_planned(options.route)) {
     const compiler::Plan c = compiler::plan(options.route, t, options.threads);
-    const compiler::KernelSpec spec{t.K, t.V};
-    p.route = c.route;
+    p.route = c.variant.route;
     p.tuned = c.tuned;
-    if (c.route == Route::Chunked) {
-      p.schedule = c.chunked.str();
-      p.kernel = compiler::chunked_kernel_name(compiler::ChunkedSpec{t.K, t.V, c.chunked});
-    } else {
-      p.schedule = compiler::recurrent_schedule_str(c.recurrent);
-      p.kernel = compiler::recurrent_kernel_name(spec, c.recurrent);
-    }
+    p.schedule = c.variant.schedule_str();
+    p.kernel = c.variant.name();
   } else if (options.route == Route::ChunkedAutoschedule) {
     p.route = options.route;
     p.schedule = "adams2019";
-    p.kernel = compiler::chunked_kernel_name(autoschedule_spec(t));
+    p.kernel = autoschedule_spec(t).variant().name();
   } else {
     p.route = options.route;
   }

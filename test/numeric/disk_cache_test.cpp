@@ -22,6 +22,7 @@
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/jit.h"
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/variant.h"
 #include "other_user.h"
 #include "route_tester.h"
 #include "scoped_env.h"
@@ -38,6 +39,12 @@ using compiler::RecurrentSchedule;
 
 const KernelSpec kSpec{40, 72};
 const RecurrentSchedule kSchedule{8, 16, 1};
+
+// The disk cache's key description of the recurrent kernel (spec, schedule).
+std::string recurrent_description(const KernelSpec& spec, const RecurrentSchedule& schedule,
+                                  const compiler::Target& target) {
+  return compiler::cache_description(compiler::recurrent_variant(spec.K, spec.V, schedule), target);
+}
 
 std::vector<char> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -63,7 +70,7 @@ class DiskCacheTest : public ::testing::Test {
 
   std::string entry_path() const {
     return DiskCache(dir_).entry_path(
-        compiler::recurrent_cache_description(kSpec, kSchedule, compiler::host_target()));
+        recurrent_description(kSpec, kSchedule, compiler::host_target()));
   }
 
   // Compiles through compile_recurrent (no in-process cache) and checks the
@@ -234,15 +241,15 @@ TEST_F(DiskCacheTest, FolderComesFromTheEnvironmentInOrder) {
 TEST_F(DiskCacheTest, KeysSeparateVariantsTargetsAndVersions) {
   const DiskCache cache(dir_);
   const compiler::Target& host = compiler::host_target();
-  const std::string a = compiler::recurrent_cache_description(kSpec, kSchedule, host);
+  const std::string a = recurrent_description(kSpec, kSchedule, host);
   EXPECT_NE(cache.entry_path(a),
-            cache.entry_path(compiler::recurrent_cache_description({40, 73}, kSchedule, host)));
+            cache.entry_path(recurrent_description({40, 73}, kSchedule, host)));
   EXPECT_NE(cache.entry_path(a),
-            cache.entry_path(compiler::recurrent_cache_description(kSpec, {8, 16, 2}, host)));
+            cache.entry_path(recurrent_description(kSpec, {8, 16, 2}, host)));
   compiler::Target other = host;
   other.features += ",-avx2";
   EXPECT_NE(cache.entry_path(a),
-            cache.entry_path(compiler::recurrent_cache_description(kSpec, kSchedule, other)));
+            cache.entry_path(recurrent_description(kSpec, kSchedule, other)));
   const std::string key = cache.key_text(a);
   EXPECT_NE(key.find("format " + std::to_string(compiler::kDiskCacheFormatVersion)), std::string::npos) << key;
   EXPECT_NE(key.find("llvm 14."), std::string::npos) << key;
@@ -323,7 +330,7 @@ TEST_F(DiskCacheTest, ChunkedKernelIsStoredLoadedAndRebuiltWhenDamaged) {
   spec.K = 24;
   spec.V = 40;
   spec.schedule = {16, 8};
-  const std::string path = DiskCache(dir_).entry_path(compiler::chunked_cache_description(spec));
+  const std::string path = DiskCache(dir_).entry_path(compiler::cache_description(spec.variant(), compiler::host_target()));
   auto compile_and_check = [&](const std::string& what) { compile_chunked_and_check(spec, what); };
   const DiskCacheStats before = compiler::disk_cache_stats();
   compile_and_check("cold");
@@ -431,7 +438,7 @@ TEST_F(DiskCacheTest, AnObjectTheJitRefusesIsUnloaded) {
   compile_and_check("cold");
   std::vector<char> object;
   ASSERT_TRUE(DiskCache(dir_).load(
-      compiler::recurrent_cache_description(kSpec, kSchedule, compiler::host_target()), &object));
+      recurrent_description(kSpec, kSchedule, compiler::host_target()), &object));
   const int64_t before = compiler::jit_loaded_objects();
   void* address = nullptr;
   testing::internal::CaptureStderr();  // the JIT's own report of the failed lookup
@@ -560,7 +567,7 @@ TEST_F(DiskCacheTest, CreatedFoldersArePrivate) {
 // other user, in a read-only folder of that user's.
 TEST_F(DiskCacheTest, EntryThatCannotBeDeletedIsReportedAsSuch) {
   const std::string description =
-      compiler::recurrent_cache_description(kSpec, kSchedule, compiler::host_target());
+      recurrent_description(kSpec, kSchedule, compiler::host_target());
   const std::string folder = dir_ + "/locked";
   ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0);
   const DiskCache cache(folder);

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
 #include "route_tester.h"
@@ -79,9 +79,10 @@ TEST(JitTest, PlanNamesRouteScheduleAndKernel) {
   EXPECT_FALSE(p.tuned);
   EXPECT_EQ(p.kernel.rfind("gdr_recurrent_f32_k64_v96__w", 0), 0u) << p.kernel;
   EXPECT_EQ(p.str(), "recurrent " + p.schedule + " (default)");
-  compiler::RecurrentSchedule parsed;
+  compiler::Variant parsed;
   std::string error;
-  EXPECT_TRUE(compiler::parse_recurrent_schedule(p.schedule, &parsed, &error)) << p.schedule << error;
+  EXPECT_TRUE(compiler::parse_variant_schedule(Route::Recurrent, p.schedule, &parsed, &error))
+      << p.schedule << error;
 
   ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::Chunked), &p));
   EXPECT_EQ(p.route, Route::Chunked);

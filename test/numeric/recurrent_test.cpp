@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/variant.h"
 #include "route_tester.h"
 
 namespace gdr::test {
@@ -145,7 +146,7 @@ TEST(RecurrentRoute, NaNInOneValueColumnStaysInThatColumn) {
 
 TEST(RecurrentRoute, DefaultScheduleFillsTheWidestVectorOfTheHost) {
   const compiler::Target& host = compiler::host_target();
-  const RecurrentSchedule s = compiler::default_recurrent_schedule({128, 128}, host);
+  const RecurrentSchedule s = compiler::dialect_default_recurrent(128, host);
   EXPECT_EQ(s.vector_width * 32, host.vector_bits);
   EXPECT_EQ(s.v_tile % s.vector_width, 0);
 }

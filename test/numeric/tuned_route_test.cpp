@@ -86,7 +86,7 @@ TEST_F(TunedRoute, ChunkedRunsItsTunedSchedule) {
 // is read; calls of its shape run the default and succeed.
 TEST_F(TunedRoute, RecordThatCannotCompileIsSkipped) {
   EXPECT_FALSE(compiler::plan(Route::Recurrent, shape(3, 5, 8, 8), 1).tuned);
-  EXPECT_EQ(compiler::plan(Route::Auto, shape(3, 5, 8, 8), 1).route, Route::Recurrent);
+  EXPECT_EQ(compiler::plan(Route::Auto, shape(3, 5, 8, 8), 1).variant.route, Route::Recurrent);
   Problem p = make_problem(1, 3, 5, 8, 8);
   expect_within_contract(p, one_thread(Route::Auto), "auto next to a bad record");
   expect_within_contract(p, one_thread(Route::Recurrent), "recurrent next to a bad record");

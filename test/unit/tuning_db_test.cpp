@@ -306,8 +306,8 @@ TEST_F(TuningDbTest, ManyRecordsThatDoNotFitGiveOneLine) {
 TEST(TuningDbLookup, DefaultTileFitsV) {
   const TuningDb empty;
   for (int64_t V : {4, 8, 20, 128, 1000}) {
-    const RecurrentSchedule decode = plan(empty, Route::Recurrent, 16, V, 1, 1).recurrent;
-    const RecurrentSchedule prefill = plan(empty, Route::Recurrent, 16, V, 512, 1).recurrent;
+    const RecurrentSchedule decode = plan(empty, Route::Recurrent, 16, V, 1, 1).variant.recurrent;
+    const RecurrentSchedule prefill = plan(empty, Route::Recurrent, 16, V, 512, 1).variant.recurrent;
     const int64_t w = decode.vector_width;
     EXPECT_EQ(decode.v_tile % w, 0) << V;
     EXPECT_GE(decode.v_tile, w) << V;
@@ -361,17 +361,17 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
   // plan(): tuned where a record matches, the defaults elsewhere.
   Plan p = plan(db, Route::Recurrent, 128, 128, 1, 1);
   EXPECT_TRUE(p.tuned);
-  EXPECT_EQ(recurrent_schedule_str(p.recurrent), "w8-vt32-u2-p3");
+  EXPECT_EQ(p.variant.schedule_str(), "w8-vt32-u2-p3");
   for (Plan other : {plan(TuningDb(records, host("cpu-b")), Route::Recurrent, 128, 128, 1, 1),
                      plan(db, Route::Recurrent, 96, 128, 1, 1),
                      plan(db, Route::Recurrent, 128, 96, 1, 1),
                      plan(db, Route::Recurrent, 128, 128, 1, 2)}) {
     EXPECT_FALSE(other.tuned) << other.str();
-    EXPECT_EQ(other.route, Route::Recurrent);
+    EXPECT_EQ(other.variant.route, Route::Recurrent);
   }
   // Chunked: tuned from T = 23 on, the default schedule below.
   EXPECT_EQ(plan(db, Route::Chunked, 128, 128, 100, 1).str(), "chunked c32-w8 (tuned)");
-  EXPECT_EQ(plan(db, Route::Chunked, 128, 128, 5, 1).chunked, schedules::default_schedule());
+  EXPECT_EQ(plan(db, Route::Chunked, 128, 128, 5, 1).variant.chunked, schedules::default_schedule());
   EXPECT_FALSE(plan(db, Route::Chunked, 128, 128, 5, 1).tuned);
 }
 
@@ -381,7 +381,7 @@ TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
                                 host("cpu"));
   EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 512, 1).str(), "chunked c32-w8 (tuned)");
   // Below the bucket: nothing tuned, the recurrent default.
-  EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 1, 1).route, Route::Recurrent);
+  EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 1, 1).variant.route, Route::Recurrent);
   const TuningDb recurrent_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1-p2", 700),
                                    record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                                   host("cpu"));
@@ -391,24 +391,10 @@ TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
   const TuningDb apart({record("cpu", 23, 1000, 1, Route::Recurrent, "w16-vt64-u1", 900),
                         record("cpu", 100, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                        host("cpu"));
-  EXPECT_EQ(plan(apart, Route::Auto, 128, 128, 512, 1).route, Route::Recurrent);
+  EXPECT_EQ(plan(apart, Route::Auto, 128, 128, 512, 1).variant.route, Route::Recurrent);
   const TuningDb only_chunked({record("cpu", 0, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                               host("cpu"));
   EXPECT_EQ(plan(only_chunked, Route::Auto, 128, 128, 512, 1).str().rfind("recurrent", 0), 0u);
-}
-
-TEST(RecurrentScheduleText, RoundTripsAndRejects) {
-  RecurrentSchedule s;
-  std::string error;
-  ASSERT_TRUE(parse_recurrent_schedule("w8-vt24-u4-p3", &s, &error)) << error;
-  EXPECT_EQ(s, (RecurrentSchedule{8, 24, 4, 3}));
-  EXPECT_EQ(recurrent_schedule_str(s), "w8-vt24-u4-p3");
-  // Written before the prefetch knob existed: no prefetch.
-  ASSERT_TRUE(parse_recurrent_schedule("w8-vt24-u4", &s, &error)) << error;
-  EXPECT_EQ(s, (RecurrentSchedule{8, 24, 4, 0}));
-  for (const char* bad : {"w8-vt20-u1", "w0-vt0-u1", "w8-vt16", "w8-vt16-u1x", "w8-vt16-u1-p",
-                          "w8-vt16-u1-p-1", "w8-vt16-u1-p2x", "c16-w16", ""})
-    EXPECT_FALSE(parse_recurrent_schedule(bad, &s, &error)) << bad;
 }
 
 }  // namespace

@@ -13,26 +13,22 @@ std::string Candidate::name() const {
   return baseline() ? route_name(route) : std::string(route_name(route)) + " " + schedule;
 }
 
-Candidate recurrent_candidate(const compiler::RecurrentSchedule& schedule) {
+Candidate variant_candidate(const compiler::Variant& variant) {
   Candidate c;
-  c.route = Route::Recurrent;
-  c.schedule = compiler::recurrent_schedule_str(schedule);
-  c.run = [schedule](const Tensors& t, const Options& o) {
+  c.route = variant.route;
+  c.schedule = variant.schedule_str();
+  c.variant = variant;
+  c.run = [variant](const Tensors& t, const Options& o) {
+    compiler::Variant v = variant;
+    v.K = t.K;
+    v.V = t.V;
+    if (v.route == Route::Chunked) {
+      const compiler::CompiledKernel k = compiler::compile_chunked(compiler::ChunkedSpec{v.K, v.V, v.chunked, v.scheduler});
+      return k.status ? execute(k.kernel, t, o) : k.status;
+    }
     Kernel kernel;
-    if (Status s = compiler::compiled_recurrent_kernel(compiler::KernelSpec{t.K, t.V}, schedule, &kernel); !s)
-      return s;
+    if (Status s = compiler::compiled_recurrent_kernel(v.spec(), v.recurrent, &kernel); !s) return s;
     return execute(kernel, t, o);
-  };
-  return c;
-}
-
-Candidate chunked_candidate(const schedules::Schedule& schedule) {
-  Candidate c;
-  c.route = Route::Chunked;
-  c.schedule = schedule.str();
-  c.run = [schedule](const Tensors& t, const Options& o) {
-    const compiler::CompiledKernel k = compiler::compile_chunked(t.K, t.V, schedule);
-    return k.status ? execute(k.kernel, t, o) : k.status;
   };
   return c;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gdr/compiler/kernel_spec.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/runtime.h"
 #include "gdr/schedules/schedule.h"
 
@@ -16,6 +17,7 @@ namespace gdr::tune {
 struct Candidate {
   Route route = Route::Recurrent;  // Recurrent, Chunked, or a baseline route
   std::string schedule;            // the schedule's text form; empty for a baseline
+  compiler::Variant variant;       // what runs, unless a baseline (variant_candidate)
   // Runs one call; compiles the variant on first use (cached per process).
   std::function<Status(const Tensors&, const Options&)> run;
 
@@ -23,8 +25,8 @@ struct Candidate {
   std::string name() const;  // "recurrent w16-vt64-u1", "baseline-two-pass"
 };
 
-Candidate recurrent_candidate(const compiler::RecurrentSchedule& schedule);
-Candidate chunked_candidate(const schedules::Schedule& schedule);
+// The variant's kernel (recurrent or chunked) for each call's K and V.
+Candidate variant_candidate(const compiler::Variant& variant);
 Candidate baseline_candidate(Route route);  // BaselineTwoPass or BaselineChunked
 
 // Vector widths (floats) of this host: 4 up to its widest vector.

@@ -107,7 +107,7 @@ Route auto_choice(const CaseResult& c, const TuneOptions& o) {
   }
   return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto, o.K, o.V, c.T,
                         c.threads)
-      .route;
+      .variant.route;
 }
 
 std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResult>& cases) {

@@ -7,22 +7,21 @@
 #include <string>
 
 #include "gdr/compiler/compiled_kernel.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/runtime.h"
 #include "gdr/schedules/schedule.h"
 
 namespace gdr::compiler {
-
-enum class Scheduler { Hand, Adams2019 };
 
 struct ChunkedSpec {
   int64_t K = 128, V = 128;
   schedules::Schedule schedule = schedules::default_schedule();
   Scheduler scheduler = Scheduler::Hand;
   bool profile = false;  // JIT only: Halide's per-Func profiler, report at exit
-};
 
-// "gdr_chunked_f32_k128_v128__c16_w16" (+ "_adams2019"): the whole variant.
-std::string chunked_kernel_name(const ChunkedSpec& spec);
+  // The kernel built (profile is how, not which).
+  Variant variant() const { return chunked_variant(K, V, schedule, scheduler); }
+};
 
 // JIT-compiles the kernel for the host, once per spec per process: later
 // calls (from any thread) return the cached kernel. Threads that ask for the
@@ -36,11 +35,6 @@ inline const CompiledKernel& compile_chunked(int64_t K, int64_t V, const schedul
 // Compiles again, outside compile_chunked's process-wide cache (the disk
 // cache still applies): each call takes one more of the 64 entry slots.
 CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec);
-
-// The disk cache's key description of the kernel for the host (empty for
-// the profile and Adams2019 builds, which Halide's own JIT compiles each
-// time).
-std::string chunked_cache_description(const ChunkedSpec& spec);
 
 // A route runner for `spec` with K and V taken from each call's tensors:
 // validates, compiles through compile_chunked's cache, executes.

@@ -10,8 +10,9 @@ struct KernelSpec {
   int64_t K = 128, V = 128;  // state of one head is K x V float32; T is run time
 };
 
-// Knobs of the recurrent route (the fields of #gdr.schedule). The defaults
-// are gdr-attach-schedule's for K = 128 on a 512-bit target.
+// Knobs of the recurrent route (the fields of #gdr.schedule); a Variant
+// (variant.h) names one kernel. The defaults are gdr-attach-schedule's for
+// K = 128 on a 512-bit target.
 struct RecurrentSchedule {
   int64_t vector_width = 16;  // float lanes per vector: 4, 8 or 16
   int64_t v_tile = 64;        // columns per sweep, a multiple of vector_width
@@ -29,25 +30,11 @@ struct RecurrentSchedule {
   }
 };
 
-// The kernel's symbol encodes its whole variant, e.g.
-// gdr_recurrent_f32_k128_v128__w16_vt64_u1_p2.
-std::string recurrent_kernel_name(const KernelSpec& spec, const RecurrentSchedule& schedule);
-
 // Scratch floats per worker the kernel needs, whatever T is: the tile,
 // packed, between tokens (K x v_tile), then dk and dq of one token (2 K).
 // The entry point checks it (gdr.scratch_floats, set by gdr-lower-recurrent).
 inline int64_t recurrent_scratch_floats(const KernelSpec& spec, const RecurrentSchedule& schedule) {
   return spec.K * (schedule.v_tile + 2);
 }
-
-// Text form of a recurrent schedule, "w16-vt64-u1-p2" (width, v_tile in
-// columns, unroll, prefetch distance), as the chunked route's "c16-w16":
-// reports and the tuning database use it.
-std::string recurrent_schedule_str(const RecurrentSchedule& schedule);
-// Parses that form ("-p<n>" may be left out: no prefetch); the numbers must be
-// positive (prefetch >= 0) and v_tile a multiple of the width (the dialect's
-// verifier checks the rest). False with *error on failure.
-bool parse_recurrent_schedule(const std::string& text, RecurrentSchedule* schedule,
-                              std::string* error);
 
 }  // namespace gdr::compiler

@@ -7,19 +7,16 @@
 #include <cstdint>
 #include <string>
 
-#include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/tuning_db.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/runtime.h"
-#include "gdr/schedules/schedule.h"
 
 namespace gdr::compiler {
 
 struct Plan {
-  Route route = Route::Recurrent;  // Recurrent or Chunked
-  RecurrentSchedule recurrent;     // when route is Recurrent
-  schedules::Schedule chunked;     // when route is Chunked
-  bool tuned = false;              // from the tuning database
-  // "recurrent w16-vt128-u1 (tuned)"
+  Variant variant;     // its route is Recurrent or Chunked
+  bool tuned = false;  // from the tuning database
+  // "recurrent w16-vt128-u1-p2 (tuned)"
   std::string str() const;
 };
 

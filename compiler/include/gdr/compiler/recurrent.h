@@ -12,10 +12,6 @@
 
 namespace gdr::compiler {
 
-// The default schedule for `spec` on `target` (the one gdr-attach-schedule
-// writes).
-RecurrentSchedule default_recurrent_schedule(const KernelSpec& spec, const Target& target);
-
 // The gdr module of one recurrent kernel, as text (what gdr-opt reads).
 std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                   const Target& target);
@@ -29,17 +25,13 @@ Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule&
 Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                 const Target& target, std::vector<char>* object);
 
-// What the kernel's object depends on, as the disk cache's key description.
-std::string recurrent_cache_description(const KernelSpec& spec, const RecurrentSchedule& schedule,
-                                        const Target& target);
-
 // Generates the kernel for the host, or loads it from the disk cache
-// (DiskCache::from_environment()) and stores it there on a miss, and loads
+// (DiskCache::from_environment(), keyed by variant.h's cache_description()) and stores it there on a miss, and loads
 // it into the process-wide JIT, which owns the code for the rest of the
 // process. Not cached in process: each call loads the object again.
 Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel);
 
-// compile_recurrent through a process-wide cache keyed by (K, V, schedule):
+// compile_recurrent through a process-wide cache keyed by the Variant:
 // each variant is compiled once, also when several threads ask at once.
 Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                  Kernel* kernel);

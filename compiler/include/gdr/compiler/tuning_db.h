@@ -11,10 +11,9 @@
 #include <tuple>
 #include <vector>
 
-#include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/target.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/runtime.h"
-#include "gdr/schedules/schedule.h"
 #include "gdr/status.h"
 
 namespace gdr::compiler {
@@ -27,12 +26,11 @@ struct TuningRecord {
   int64_t T_min = 0, T_max = 0;    // the T bucket, both ends included
   int threads = 1;
   Route route = Route::Recurrent;  // Recurrent or Chunked
-  std::string schedule;            // recurrent_schedule_str() or schedules::Schedule::str()
+  std::string schedule;            // Variant::schedule_str()
   double median_ns = 0;            // the winner's median at the T it was tuned at
-  // `schedule` parsed for `route`, filled in by TuningDb so that a lookup
-  // per call does not parse text.
-  RecurrentSchedule recurrent;
-  schedules::Schedule chunked;
+  // The route, K, V and `schedule` parsed, filled in by read_tuning_db and
+  // TuningDb so that a lookup per call does not parse text.
+  Variant variant;
 };
 
 // The file's first line; a file that starts otherwise is not read.

@@ -1,0 +1,184 @@
+#include "gdr/compiler/variant.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+#include "gdr/Dialect/DefaultSchedule.h"
+#include "gdr/compiler/recurrent.h"
+#include "halide_pipeline.h"
+
+namespace gdr::compiler {
+
+namespace {
+
+auto recurrent_key(const RecurrentSchedule& s) {
+  return std::make_tuple(s.vector_width, s.v_tile, s.unroll, s.prefetch);
+}
+
+// The fields of `v` its route reads, comparable.
+auto key(const Variant& v) {
+  const bool recurrent = v.route == Route::Recurrent;
+  return std::make_tuple(v.route, v.K, v.V,
+                         recurrent ? recurrent_key(v.recurrent) : recurrent_key(RecurrentSchedule{}),
+                         recurrent ? schedules::Schedule{} : v.chunked,
+                         recurrent ? Scheduler::Hand : v.scheduler);
+}
+
+constexpr char kAdamsSuffix[] = "-adams2019";
+
+// Decode (T <= kDecodeTokens) is bound by reading and writing the state
+// once; it runs fastest with the widest tile the registers hold (fewer
+// passes of the per-token setup), whereas longer sequences want the packed
+// tile to stay in L1 (default schedule). Measured with gdr-bench, H = 32,
+// K = V = 128, 1 thread: T = 1 takes 0.167 ms with 8 vectors per tile
+// against 0.203 ms with the default 4; 2 threads (2026-11-30): 0.072 ms with
+// 8 vectors, 0.084-0.088 with 4, 0.103 with 2. Where the wide tile stops
+// paying (gdr-tune --H 32 --T 2,4,8,16 --threads 1 --widths 16, 2026-11-30,
+// 8 against 4 vectors): T = 2 0.221 / 0.255 ms, T = 4 0.299-0.313 /
+// 0.289-0.306, T = 8 0.484 / 0.390-0.425, T = 16 0.838 / 0.585-0.613.
+constexpr int64_t kDecodeTokens = 2;
+
+}  // namespace
+
+std::string Variant::name() const {
+  const std::string shape = "_f32_k" + std::to_string(K) + "_v" + std::to_string(V) + "__";
+  if (route == Route::Chunked)
+    return "gdr_chunked" + shape + "c" + std::to_string(chunked.chunk) + "_w" +
+           std::to_string(chunked.vector_width) +
+           (scheduler == Scheduler::Adams2019 ? "_adams2019" : "");
+  const RecurrentSchedule& s = recurrent;
+  return "gdr_recurrent" + shape + "w" + std::to_string(s.vector_width) + "_vt" +
+         std::to_string(s.v_tile) + "_u" + std::to_string(s.unroll) + "_p" +
+         std::to_string(s.prefetch);
+}
+
+std::string Variant::schedule_str() const {
+  if (route == Route::Chunked)
+    return chunked.str() + (scheduler == Scheduler::Adams2019 ? kAdamsSuffix : "");
+  const RecurrentSchedule& s = recurrent;
+  return "w" + std::to_string(s.vector_width) + "-vt" + std::to_string(s.v_tile) + "-u" +
+         std::to_string(s.unroll) + "-p" + std::to_string(s.prefetch);
+}
+
+std::string Variant::str() const {
+  return std::string(route_name(route)) + " K=" + std::to_string(K) + " V=" + std::to_string(V) +
+         " " + schedule_str();
+}
+
+bool Variant::operator==(const Variant& o) const { return key(*this) == key(o); }
+bool Variant::operator<(const Variant& o) const { return key(*this) < key(o); }
+
+Variant recurrent_variant(int64_t K, int64_t V, const RecurrentSchedule& schedule) {
+  Variant v;
+  v.route = Route::Recurrent;
+  v.K = K;
+  v.V = V;
+  v.recurrent = schedule;
+  return v;
+}
+
+Variant chunked_variant(int64_t K, int64_t V, const schedules::Schedule& schedule,
+                        Scheduler scheduler) {
+  Variant v;
+  v.route = Route::Chunked;
+  v.K = K;
+  v.V = V;
+  v.chunked = schedule;
+  v.scheduler = scheduler;
+  return v;
+}
+
+bool parse_variant_schedule(Route route, const std::string& text, Variant* v, std::string* error) {
+  if (route == Route::Chunked) return schedules::parse_schedule(text, &v->chunked, error);
+  if (route != Route::Recurrent) {
+    *error = std::string("route '") + route_name(route) + "' has no tuned schedules";
+    return false;
+  }
+  long long w = 0, vt = 0, u = 0, p = 0;
+  int used = 0, used_p = 0;
+  const int n = std::sscanf(text.c_str(), "w%lld-vt%lld-u%lld%n-p%lld%n", &w, &vt, &u, &used, &p,
+                            &used_p);
+  if (n == 4) used = used_p;
+  if (n < 3 || used != static_cast<int>(text.size()) || w <= 0 || vt <= 0 || u <= 0 || p < 0 ||
+      vt % w != 0) {
+    *error = "recurrent schedule '" + text +
+             "' is not of the form w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>], "
+             "e.g. w16-vt64-u1-p2";
+    return false;
+  }
+  v->recurrent = RecurrentSchedule{w, vt, u, p};
+  return true;
+}
+
+bool parse_variant(const std::string& text, Variant* out, std::string* error) {
+  std::istringstream in(text);
+  std::vector<std::string> f;
+  for (std::string word; in >> word;) f.push_back(word);
+  auto fail = [&](const std::string& why) {
+    *error = "variant '" + text + "': " + why;
+    return false;
+  };
+  if (f.size() != 4)
+    return fail("expected 4 words, <route> K=<n> V=<n> <schedule>, e.g. recurrent K=128 V=128 "
+                "w16-vt64-u1-p2");
+  Variant v;
+  if (!parse_route(f[0], &v.route) || (v.route != Route::Recurrent && v.route != Route::Chunked))
+    return fail("route: expected recurrent or chunked, got '" + f[0] + "'");
+  for (auto [word, prefix, field] : {std::make_tuple(f[1], "K=", &v.K), std::make_tuple(f[2], "V=", &v.V)}) {
+    const std::string digits = word.substr(0, 2) == prefix ? word.substr(2) : "";
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(digits.c_str(), &end, 10);
+    if (digits.empty() || *end != '\0' || errno != 0 || n <= 0 || digits[0] == '+')
+      return fail(std::string(prefix, 1) + ": expected " + prefix + "<positive integer>, got '" +
+                  word + "'");
+    *field = n;
+  }
+  std::string schedule = f[3];
+  const size_t suffix = sizeof kAdamsSuffix - 1;
+  if (v.route == Route::Chunked && schedule.size() > suffix &&
+      schedule.compare(schedule.size() - suffix, suffix, kAdamsSuffix) == 0) {
+    v.scheduler = Scheduler::Adams2019;
+    schedule.resize(schedule.size() - suffix);
+  }
+  std::string why;
+  if (!parse_variant_schedule(v.route, schedule, &v, &why)) return fail(why);
+  *out = v;
+  return true;
+}
+
+std::string cache_description(const Variant& v, const Target& target) {
+  if (v.route == Route::Chunked) {
+    if (v.scheduler == Scheduler::Adams2019) return "";
+    return "route chunked\nkernel " + v.name() + "\nschedule " + v.chunked.str() + "\nhalide " +
+           GDR_HALIDE_VERSION + "\nhalide target " + kernel_target().to_string();
+  }
+  // The module text holds the kernel name, K, V, the schedule, the CPU and
+  // the vector width; the features and triple complete the target.
+  return "route recurrent\ntriple " + target.triple + "\ncpu " + target.cpu + "\nfeatures " +
+         target.features + "\nmodule " + recurrent_module_text(v.spec(), v.recurrent, target);
+}
+
+RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target) {
+  const mlir::gdr::RecurrentScheduleKnobs s =
+      mlir::gdr::defaultRecurrentSchedule(K, target.vector_bits);
+  return RecurrentSchedule{s.vectorWidth, s.vTile, s.unroll, s.prefetch};
+}
+
+Variant default_variant(Route route, int64_t K, int64_t V, int64_t T, const Target& target) {
+  if (route == Route::Chunked) return chunked_variant(K, V, schedules::default_schedule());
+  RecurrentSchedule s = dialect_default_recurrent(K, target);
+  const int64_t w = s.vector_width;
+  if (T <= kDecodeTokens) s.v_tile = 8 * w;
+  // Columns past V would only name a different kernel that computes the
+  // same: the tile is clamped to the whole vectors of V (at least one).
+  s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));
+  return recurrent_variant(K, V, s);
+}
+
+}  // namespace gdr::compiler
