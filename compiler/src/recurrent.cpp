@@ -31,16 +31,15 @@ void load_dialects(mlir::MLIRContext& context) {
   context.loadDialect<mlir::gdr::GdrDialect, mlir::LLVM::LLVMDialect>();
 }
 
-// The kernel as gdr-opt would read it; without a schedule when `s` is null.
-std::string module_text(const KernelSpec& spec, const RecurrentSchedule* s, const Target& target,
+// The kernel as gdr-opt would read it.
+std::string module_text(const KernelSpec& spec, const RecurrentSchedule& s, const Target& target,
                         const std::string& name) {
   std::string text = "gdr.kernel @" + name + " problem <k = " + std::to_string(spec.K) +
                      ", v = " + std::to_string(spec.V) +
                      ", element_type = f32, gate = channelwise, route = recurrent>";
-  if (s)
-    text += " schedule <vector_width = " + std::to_string(s->vector_width) +
-            ", v_tile = " + std::to_string(s->v_tile) + ", unroll = " + std::to_string(s->unroll) +
-            ", prefetch = " + std::to_string(s->prefetch) + ">";
+  text += " schedule <vector_width = " + std::to_string(s.vector_width) +
+          ", v_tile = " + std::to_string(s.v_tile) + ", unroll = " + std::to_string(s.unroll) +
+          ", prefetch = " + std::to_string(s.prefetch) + ">";
   text += " target <cpu = \"" + target.cpu + "\", vector_bits = " +
           std::to_string(target.vector_bits) + ">\n";
   return text;
@@ -88,7 +87,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
 
 std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                   const Target& target) {
-  return module_text(spec, &schedule, target, recurrent_variant(spec.K, spec.V, schedule).name());
+  return module_text(spec, schedule, target, recurrent_variant(spec.K, spec.V, schedule).name());
 }
 
 Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule& schedule,
@@ -106,8 +105,7 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   mlir::MLIRContext context;
   load_dialects(context);
   std::string error;
-  auto module = parse_module(
-      context, module_text(spec, &schedule, target, recurrent_variant(spec.K, spec.V, schedule).name()), &error);
+  auto module = parse_module(context, recurrent_module_text(spec, schedule, target), &error);
   if (!module) return Status::error("invalid recurrent kernel: " + error);
 
   std::string diagnostics;

@@ -129,7 +129,8 @@ bool parse_variant(const std::string& text, Variant* out, std::string* error) {
   Variant v;
   if (!parse_route(f[0], &v.route) || (v.route != Route::Recurrent && v.route != Route::Chunked))
     return fail("route: expected recurrent or chunked, got '" + f[0] + "'");
-  for (auto [word, prefix, field] : {std::make_tuple(f[1], "K=", &v.K), std::make_tuple(f[2], "V=", &v.V)}) {
+  for (auto [word, prefix, field] :
+       {std::make_tuple(f[1], "K=", &v.K), std::make_tuple(f[2], "V=", &v.V)}) {
     const std::string digits = word.substr(0, 2) == prefix ? word.substr(2) : "";
     char* end = nullptr;
     errno = 0;

@@ -330,7 +330,8 @@ TEST_F(DiskCacheTest, ChunkedKernelIsStoredLoadedAndRebuiltWhenDamaged) {
   spec.K = 24;
   spec.V = 40;
   spec.schedule = {16, 8};
-  const std::string path = DiskCache(dir_).entry_path(compiler::cache_description(spec.variant(), compiler::host_target()));
+  const std::string path =
+      DiskCache(dir_).entry_path(compiler::cache_description(spec.variant(), compiler::host_target()));
   auto compile_and_check = [&](const std::string& what) { compile_chunked_and_check(spec, what); };
   const DiskCacheStats before = compiler::disk_cache_stats();
   compile_and_check("cold");

@@ -156,7 +156,8 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
   const std::string md = read(path("r/tune.md")), json = read(path("r/tune.json"));
   // Every candidate of the space is in the report, checked and timed.
   std::vector<std::string> names = {"baseline-two-pass", "baseline-chunked"};
-  for (const auto& s : recurrent_coarse({4}, 16)) names.push_back("recurrent " + compiler::recurrent_variant(16, 16, s).schedule_str());
+  for (const auto& s : recurrent_coarse({4}, 16))
+    names.push_back("recurrent " + compiler::recurrent_variant(16, 16, s).schedule_str());
   for (const auto& s : chunked_space({4})) names.push_back("chunked " + s.str());
   for (const std::string& n : names) EXPECT_NE(md.find("| " + n + " | "), std::string::npos) << n;
   EXPECT_EQ(md.find("wrong:"), std::string::npos);

@@ -23,7 +23,8 @@ Candidate variant_candidate(const compiler::Variant& variant) {
     v.K = t.K;
     v.V = t.V;
     if (v.route == Route::Chunked) {
-      const compiler::CompiledKernel k = compiler::compile_chunked(compiler::ChunkedSpec{v.K, v.V, v.chunked, v.scheduler});
+      const compiler::CompiledKernel k =
+          compiler::compile_chunked(compiler::ChunkedSpec{v.K, v.V, v.chunked, v.scheduler});
       return k.status ? execute(k.kernel, t, o) : k.status;
     }
     Kernel kernel;
