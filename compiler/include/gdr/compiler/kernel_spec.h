@@ -33,13 +33,6 @@ struct RecurrentSchedule {
 // gdr_recurrent_f32_k128_v128__w16_vt64_u1_p2.
 std::string recurrent_kernel_name(const KernelSpec& spec, const RecurrentSchedule& schedule);
 
-// Scratch floats per worker the kernel needs, whatever T is: the tile,
-// packed, between tokens (K x v_tile), then dk and dq of one token (2 K).
-// The entry point checks it (gdr.scratch_floats, set by gdr-lower-recurrent).
-inline int64_t recurrent_scratch_floats(const KernelSpec& spec, const RecurrentSchedule& schedule) {
-  return spec.K * (schedule.v_tile + 2);
-}
-
 // Text form of a recurrent schedule, "w16-vt64-u1-p2" (width, v_tile in
 // columns, unroll, prefetch distance), as the chunked route's "c16-w16":
 // reports and the tuning database use it.
