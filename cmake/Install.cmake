@@ -18,6 +18,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/runtime/include/gdr/status.h
   ${PROJECT_SOURCE_DIR}/runtime/include/gdr/tensors.h
   ${PROJECT_SOURCE_DIR}/runtime/include/gdr/kernel_abi.h
+  ${PROJECT_SOURCE_DIR}/runtime/include/gdr/kernel_info.h
   ${PROJECT_SOURCE_DIR}/runtime/include/gdr/loader.h
   ${PROJECT_SOURCE_DIR}/runtime/include/gdr/thread_pool.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gdr)

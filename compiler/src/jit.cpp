@@ -73,8 +73,9 @@ Status jit_add_library(const std::string& library, const std::vector<char>& obje
   return status;
 }
 
-Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address,
-                       const std::string& link_with) {
+Status jit_load_object(const std::vector<char>& object, const std::vector<std::string>& symbols,
+                       std::vector<void*>* addresses, const std::string& link_with) {
+  const std::string& symbol = symbols.at(0);
   std::lock_guard<std::mutex> lock(jit_mutex());
   std::string error;
   llvm::orc::LLJIT* j = jit(&error);
@@ -101,16 +102,30 @@ Status jit_load_object(const std::vector<char>& object, const std::string& symbo
         llvm::StringRef(object.data(), object.size()), symbol);
     if (llvm::Error e = j->addObjectFile(*dylib, std::move(buffer))) {
       status = Status::error("JIT cannot load " + symbol + ": " + llvm::toString(std::move(e)));
-    } else if (auto found = j->lookup(*dylib, symbol); !found) {
-      status = Status::error("JIT cannot find " + symbol + ": " + llvm::toString(found.takeError()));
     } else {
-      *address = reinterpret_cast<void*>(found->getAddress());
+      addresses->clear();
+      for (const std::string& name : symbols) {
+        auto found = j->lookup(*dylib, name);
+        if (!found) {
+          status = Status::error("JIT cannot find " + name + ": " + llvm::toString(found.takeError()));
+          break;
+        }
+        addresses->push_back(reinterpret_cast<void*>(found->getAddress()));
+      }
     }
   }
   // A refused object is unloaded: nothing can call into it, and a process
   // that rebuilds refused cache entries does not pile them up.
   if (!status) llvm::consumeError(j->getExecutionSession().removeJITDylib(*dylib));
   return status;
+}
+
+Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address,
+                       const std::string& link_with) {
+  std::vector<void*> addresses;
+  Status s = jit_load_object(object, std::vector<std::string>{symbol}, &addresses, link_with);
+  if (s) *address = addresses[0];
+  return s;
 }
 
 int64_t jit_loaded_objects() {

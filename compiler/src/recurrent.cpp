@@ -2,6 +2,8 @@
 // passes down to the LLVM dialect, LLVM IR, LLVM's O3 for the target, object.
 #include "gdr/compiler/recurrent.h"
 
+#include "gdr/kernel_info.h"
+
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/OptimizationLevel.h>
@@ -145,22 +147,21 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
   const Target& host = host_target();
   const Variant variant = recurrent_variant(spec.K, spec.V, schedule);
   const std::string name = variant.name();
-  void* address = nullptr;
+  // The entry point and its <name>_info: the kernel's facts come from the
+  // kernel (kernel_info.h), as for a loaded library.
+  std::vector<void*> addresses;
   Status s = DiskCache::current().load_or_build(
       cache_description(variant, host),
       [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, host, object); },
-      [&](const std::vector<char>& object) { return jit_load_object(object, name, &address); }, name);
+      [&](const std::vector<char>& object) {
+        return jit_load_object(object, {name, name + "_info"}, &addresses);
+      },
+      name);
   if (!s) return s;
-  kernel->name = name;
-  kernel->fn = reinterpret_cast<gdr_kernel_fn>(address);
-  kernel->K = spec.K;
-  kernel->V = spec.V;
-  // Any multiple of the vector width can start a column range: the kernel
-  // masks the ragged end.
-  kernel->column_align = schedule.vector_width;
-  kernel->max_threads = 0;
-  const int64_t scratch = recurrent_scratch_floats(spec, schedule);
-  kernel->scratch_floats = [scratch](int64_t, int64_t, int64_t) { return scratch; };
+  KernelInfo info;
+  if (Status read = read_kernel_info(name, static_cast<const int64_t*>(addresses[1]), &info); !read)
+    return read;
+  *kernel = kernel_from_info(name, reinterpret_cast<gdr_kernel_fn>(addresses[0]), info);
   return Status::ok();
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "gdr/kernel_abi.h"
+#include "gdr/kernel_info.h"
 
 namespace gdr {
 namespace {
@@ -42,27 +43,12 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   if (!fn) return fail("no kernel '" + symbol + "'");
   auto info = static_cast<const int64_t*>(dlsym(library, (symbol + "_info").c_str()));
   if (!info) return fail("kernel '" + symbol + "' has no " + symbol + "_info (built before it existed?)");
-  if (info[GDR_INFO_ABI_VERSION] != GDR_KERNEL_ABI_VERSION)
-    return fail("kernel '" + symbol + "' was built for kernel ABI version " +
-                std::to_string(info[GDR_INFO_ABI_VERSION]) + ", this runtime speaks " +
-                std::to_string(GDR_KERNEL_ABI_VERSION));
-  const int64_t K = info[GDR_INFO_K], V = info[GDR_INFO_V], bits = info[GDR_INFO_VECTOR_BITS];
-  const int64_t align = info[GDR_INFO_COLUMN_ALIGN], scratch = info[GDR_INFO_SCRATCH_FLOATS];
-  if (K <= 0 || V <= 0 || align < 0 || scratch < 0)
-    return fail("kernel '" + symbol + "' has an impossible description (K=" + std::to_string(K) +
-                ", V=" + std::to_string(V) + ", column_align=" + std::to_string(align) +
-                ", scratch_floats=" + std::to_string(scratch) + ")");
-  if (!cpu_runs(bits))
-    return fail("kernel '" + symbol + "' uses " + std::to_string(bits) +
+  KernelInfo facts;
+  if (Status s = read_kernel_info(symbol, info, &facts); !s) return fail(s.message());
+  if (!cpu_runs(facts.vector_bits))
+    return fail("kernel '" + symbol + "' uses " + std::to_string(facts.vector_bits) +
                 "-bit vectors, which this CPU does not run (build it for this CPU)");
-  Kernel k;
-  k.name = symbol;
-  k.fn = fn;
-  k.K = K;
-  k.V = V;
-  k.column_align = align;
-  if (scratch > 0) k.scratch_floats = [scratch](int64_t, int64_t, int64_t) { return scratch; };
-  *kernel = std::move(k);
+  *kernel = kernel_from_info(symbol, fn, facts);
   return Status::ok();
 }
 

@@ -8,7 +8,10 @@
 #include <cstring>
 #include <vector>
 
+#include "gdr/compiler/object_kernel_info.h"
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/target.h"
+#include "gdr/compiler/variant.h"
 #include "recurrent_k40_v72.h"
 #include "route_tester.h"
 
@@ -46,6 +49,32 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   EXPECT_EQ(info[GDR_INFO_COLUMN_ALIGN], AOT_CONSTANT(column_align));
   EXPECT_EQ(info[GDR_INFO_SCRATCH_FLOATS], AOT_CONSTANT(scratch_floats));
   EXPECT_EQ(info[GDR_INFO_VECTOR_BITS], 8 * 32);
+}
+
+// gdr-compile writes the header's constants from the object's own table,
+// read without running the object (it may be for another CPU).
+TEST(RecurrentAot, TheObjectsTableIsReadWithoutRunningIt) {
+  const compiler::KernelSpec spec{40, 72};
+  const compiler::RecurrentSchedule schedule{8, 32, 3, 1};
+  std::vector<char> object;
+  ASSERT_TRUE(compiler::compile_recurrent_object(spec, schedule, compiler::host_target(), &object));
+  KernelInfo info;
+  const std::string name = compiler::recurrent_variant(spec.K, spec.V, schedule).name();
+  const Status s = compiler::object_kernel_info(object, name, &info);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(info.K, AOT_CONSTANT(K));
+  EXPECT_EQ(info.V, AOT_CONSTANT(V));
+  EXPECT_EQ(info.column_align, AOT_CONSTANT(column_align));
+  EXPECT_EQ(info.scratch_floats, AOT_CONSTANT(scratch_floats));
+  EXPECT_EQ(info.vector_bits, 256);
+
+  const Status other = compiler::object_kernel_info(object, "gdr_other_kernel", &info);
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.message().find("has no gdr_other_kernel_info"), std::string::npos) << other.message();
+  const Status garbage = compiler::object_kernel_info({'n', 'o', 't'}, name, &info);
+  ASSERT_FALSE(garbage);
+  EXPECT_NE(garbage.message().find("cannot read the object of " + name), std::string::npos)
+      << garbage.message();
 }
 
 TEST(RecurrentAot, SameBitsAsJitAndWithinContract) {

@@ -14,7 +14,7 @@ gdr_step("install into ${prefix}" COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR
 # Only the user-facing headers: the compiler's stay in the source tree.
 file(GLOB_RECURSE headers RELATIVE ${prefix}/include ${prefix}/include/*)
 list(SORT headers)
-set(expected gdr/halide_chunked_abi.h gdr/jit.h gdr/kernel_abi.h gdr/loader.h gdr/runtime.h gdr/status.h gdr/tensors.h
+set(expected gdr/halide_chunked_abi.h gdr/jit.h gdr/kernel_abi.h gdr/kernel_info.h gdr/loader.h gdr/runtime.h gdr/status.h gdr/tensors.h
              gdr/thread_pool.h)
 if(NOT headers STREQUAL expected)
   message(FATAL_ERROR "installed headers: ${headers}\nexpected: ${expected}")

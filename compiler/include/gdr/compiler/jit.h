@@ -16,10 +16,14 @@ namespace gdr::compiler {
 Status jit_add_library(const std::string& library, const std::vector<char>& object,
                        const std::string& probe_symbol);
 
-// Links `object` into the JIT and returns the address of `symbol` in it.
-// Its undefined symbols resolve against the library `link_with` (if not
-// empty) and then the process. Thread-safe; the code stays loaded until the
-// process exits. An object that fails is unloaded again.
+// Links `object` into the JIT and returns the addresses of `symbols` in it
+// (the first names the object in messages). Its undefined symbols resolve
+// against the library `link_with` (if not empty) and then the process.
+// Thread-safe; the code stays loaded until the process exits. An object that
+// fails, or lacks one of the symbols, is unloaded again.
+Status jit_load_object(const std::vector<char>& object, const std::vector<std::string>& symbols,
+                       std::vector<void*>* addresses, const std::string& link_with = "");
+// The same for one symbol.
 Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address,
                        const std::string& link_with = "");
 

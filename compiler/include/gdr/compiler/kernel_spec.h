@@ -30,11 +30,4 @@ struct RecurrentSchedule {
   }
 };
 
-// Scratch floats per worker the kernel needs, whatever T is: the tile,
-// packed, between tokens (K x v_tile), then dk and dq of one token (2 K).
-// The entry point checks it (gdr.scratch_floats, set by gdr-lower-recurrent).
-inline int64_t recurrent_scratch_floats(const KernelSpec& spec, const RecurrentSchedule& schedule) {
-  return spec.K * (schedule.v_tile + 2);
-}
-
 }  // namespace gdr::compiler

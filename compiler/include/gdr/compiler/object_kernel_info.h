@@ -1,0 +1,17 @@
+// A kernel's facts read from its object file, without running it (the object
+// may be for another CPU): the `<name>_info` table's bytes in the object,
+// then the runtime's one reading of them (gdr/kernel_info.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gdr/kernel_info.h"
+#include "gdr/status.h"
+
+namespace gdr::compiler {
+
+// Finds `<name>_info` in `object` (ELF, as this compiler emits) and reads it.
+Status object_kernel_info(const std::vector<char>& object, const std::string& name, KernelInfo* info);
+
+}  // namespace gdr::compiler

@@ -1,0 +1,39 @@
+#include "gdr/kernel_info.h"
+
+namespace gdr {
+
+Status read_kernel_info(const std::string& name, const int64_t* table, KernelInfo* info) {
+  if (table[GDR_INFO_ABI_VERSION] != GDR_KERNEL_ABI_VERSION)
+    return Status::error("kernel '" + name + "' was built for kernel ABI version " +
+                         std::to_string(table[GDR_INFO_ABI_VERSION]) + ", this runtime speaks " +
+                         std::to_string(GDR_KERNEL_ABI_VERSION));
+  KernelInfo read;
+  read.K = table[GDR_INFO_K];
+  read.V = table[GDR_INFO_V];
+  read.column_align = table[GDR_INFO_COLUMN_ALIGN];
+  read.scratch_floats = table[GDR_INFO_SCRATCH_FLOATS];
+  read.vector_bits = table[GDR_INFO_VECTOR_BITS];
+  if (read.K <= 0 || read.V <= 0 || read.column_align < 0 || read.scratch_floats < 0 ||
+      read.vector_bits < 0)
+    return Status::error("kernel '" + name + "' has an impossible description (K=" +
+                         std::to_string(read.K) + ", V=" + std::to_string(read.V) +
+                         ", column_align=" + std::to_string(read.column_align) +
+                         ", scratch_floats=" + std::to_string(read.scratch_floats) +
+                         ", vector_bits=" + std::to_string(read.vector_bits) + ")");
+  *info = read;
+  return Status::ok();
+}
+
+Kernel kernel_from_info(const std::string& name, gdr_kernel_fn fn, const KernelInfo& info) {
+  Kernel k;
+  k.name = name;
+  k.fn = fn;
+  k.K = info.K;
+  k.V = info.V;
+  k.column_align = info.column_align;
+  const int64_t scratch = info.scratch_floats;
+  if (scratch > 0) k.scratch_floats = [scratch](int64_t, int64_t, int64_t) { return scratch; };
+  return k;
+}
+
+}  // namespace gdr
