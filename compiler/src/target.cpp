@@ -1,6 +1,7 @@
 #include "gdr/compiler/target.h"
 
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/Triple.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/Host.h>
@@ -12,8 +13,12 @@ namespace gdr::compiler {
 
 void initialize_native_target() {
   static const bool done = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
+    // Every target Debian's LLVM has, so that gdr-compile can build for
+    // another machine (aarch64 from x86); the JIT uses the native one.
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
     return true;
   }();
   (void)done;
@@ -52,6 +57,30 @@ std::string why_cpu_unknown(const std::string& triple, const std::string& cpu) {
   if (cpu.empty() || (subtarget && subtarget->isCPUStringValid(cpu))) return "";
   return "unknown CPU '" + cpu + "' for " + triple + " (llc-14 -mtriple=" + triple +
          " -mcpu=help lists the known ones)";
+}
+
+Status target_for(const std::string& triple, const std::string& cpu, const std::string& features,
+                  Target* target) {
+  const Target& host = host_target();
+  const bool host_cpu = triple.empty() && cpu.empty();
+  Target t;
+  t.triple = triple.empty() ? host.triple : triple;
+  t.cpu = host_cpu ? host.cpu : cpu.empty() ? "generic" : cpu;
+  // A CPU implies its own features; only the host's CPU implies the host's.
+  t.features = !features.empty() ? features : host_cpu ? host.features : "";
+  if (std::string why = why_cpu_unknown(t.triple, t.cpu); !why.empty()) return Status::error(why);
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(t.triple, error);
+  const std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      llvm_target->createMCSubtargetInfo(t.triple, t.cpu, t.features));
+  // The widest float vectors the CPU and features give: AVX-512F 512, AVX
+  // 256, else (SSE, NEON) 128. Features are only asked of x86 CPUs: LLVM
+  // stops the process for a feature name the target does not know.
+  t.vector_bits = 128;
+  if (llvm::Triple(t.triple).isX86() && subtarget)
+    t.vector_bits = subtarget->checkFeatures("+avx512f") ? 512 : subtarget->checkFeatures("+avx") ? 256 : 128;
+  *target = t;
+  return Status::ok();
 }
 
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error) {

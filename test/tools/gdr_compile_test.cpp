@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +118,44 @@ TEST_F(GdrCompileTest, OutputsAppearTogetherUnderTheirNames) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(listing(), (std::vector<std::string>{"a.h", "a.o", "a.so", "b.h", "b.o", "b.s"}));
   EXPECT_NE(text_of("a.h").find("vt16"), std::string::npos);
+}
+
+// A --cpu brings its own features and vector width, never the host's: a
+// Haswell or x86-64-v3 object has no 512-bit registers whatever this
+// machine has, x86-64-v4 does, and an aarch64 CPU gets NEON's 4 floats and an
+// AArch64 object. The header's constants come from each object's own table.
+TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
+  struct Case {
+    std::string flags, name;
+    bool zmm;
+    uint16_t elf_machine;  // EM_X86_64 62, EM_AARCH64 183
+  };
+  const Case cases[] = {
+      {"--cpu haswell", "gdr_recurrent_f32_k8_v16__w8_vt32_u1_p2", false, 62},
+      {"--cpu x86-64-v3", "gdr_recurrent_f32_k8_v16__w8_vt32_u1_p2", false, 62},
+      {"--cpu x86-64-v4", "gdr_recurrent_f32_k8_v16__w16_vt64_u1_p2", true, 62},
+      {"--triple aarch64-linux-gnu --cpu cortex-a76", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
+      {"--triple aarch64-linux-gnu", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
+  };
+  for (const Case& c : cases) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(std::string(kRecurrent) + "--out k " + c.flags);
+    ASSERT_EQ(r.exit_code, 0) << c.flags << ": " << r.err;
+    EXPECT_EQ(r.err, "") << c.flags;
+    const std::string object = text_of("k.o");
+    ASSERT_GT(object.size(), 20u);
+    uint16_t machine = 0;
+    std::memcpy(&machine, object.data() + 18, 2);
+    EXPECT_EQ(machine, c.elf_machine) << c.flags;
+    EXPECT_NE(text_of("k.h").find(c.name + "(const gdr_kernel_args* args)"), std::string::npos) << c.flags;
+    const std::string listing = folder_ + "/k.s";
+    ASSERT_EQ(std::system(("/usr/lib/llvm-14/bin/llvm-objdump -d " + folder_ + "/k.o > " + listing).c_str()), 0);
+    EXPECT_EQ(text_of("k.s").find("zmm") != std::string::npos, c.zmm) << c.flags;
+  }
+  const Result bad = compile(std::string(kRecurrent) + "--out k --triple aarch64-linux-gnu --cpu haswell");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--cpu: unknown CPU 'haswell' for aarch64-linux-gnu"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ const char kUsage[] =
     "                   [--triple T --cpu C --features F --vector-bits 512] [--emit object|mlir]\n"
     "                   [--shared 1: also link PREFIX.so for gdr::load_kernel (ld.lld)]\n"
     "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir); schedule flags default to the\n"
-    "         target's default schedule, target flags to the host\n"
+    "         target's default schedule; no --triple and --cpu: the host; a --cpu brings its\n"
+    "         own features and vector width (--triple alone: its generic CPU)\n"
     "       gdr-compile --route chunked --K N --V N --out PREFIX [--schedule c16-w16]\n"
     "                   [--target host|<halide target>] [--scheduler hand|adams2019]\n"
     "                   [--name FUNCTION] [--asm 1: also write PREFIX.s]\n"
@@ -70,10 +71,14 @@ gdr::Status add_output(gdr::support::StagedOutputs& outputs, const std::string& 
 }
 
 int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::KernelSpec& spec) {
-  gdr::compiler::Target target = gdr::compiler::host_target();
-  target.triple = flags.get("--triple", target.triple);
-  target.cpu = flags.get("--cpu", target.cpu);
-  target.features = flags.get("--features", target.features);
+  if (std::string why = gdr::compiler::why_triple_unknown(flags.get("--triple", gdr::compiler::host_target().triple));
+      !why.empty())
+    return usage_error("--triple: " + why);
+  gdr::compiler::Target target;
+  if (gdr::Status s = gdr::compiler::target_for(flags.get("--triple"), flags.get("--cpu"),
+                                                flags.get("--features"), &target);
+      !s)
+    return usage_error("--cpu: " + s.message());
   int64_t bits = target.vector_bits;
   if (gdr::Status s = flags.integer("--vector-bits", 1, 4096, &bits); !s) return usage_error(s.message());
   target.vector_bits = static_cast<int>(bits);
@@ -92,10 +97,6 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   const std::string emit = flags.get("--emit", "object");
   if (emit != "object" && emit != "mlir") return usage_error("--emit: expected object or mlir, got '" + emit + "'");
   if (shared && emit != "object") return usage_error("--shared: needs --emit object");
-  if (std::string why = gdr::compiler::why_triple_unknown(target.triple); !why.empty())
-    return usage_error("--triple: " + why);
-  if (std::string why = gdr::compiler::why_cpu_unknown(target.triple, target.cpu); !why.empty())
-    return usage_error("--cpu: " + why);
 
   const std::string prefix = flags.get("--out");
   const std::string name = variant.name();

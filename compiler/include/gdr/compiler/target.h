@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "gdr/status.h"
+
 namespace llvm {
 class TargetMachine;
 }
@@ -28,6 +30,14 @@ const Target& host_target();
 std::string why_triple_unknown(const std::string& triple);
 // "" if LLVM knows `cpu` for `triple` ("" is its generic CPU), else why.
 std::string why_cpu_unknown(const std::string& triple, const std::string& cpu);
+
+// The target of gdr-compile's flags: the host when neither `triple` nor
+// `cpu` is given; else `triple` (default: the host's) and `cpu` (default:
+// "generic") with that CPU's own features (or `features` when given) and the
+// widest vectors they have. Nothing of the host leaks into another CPU. An
+// unknown triple or CPU is an error.
+Status target_for(const std::string& triple, const std::string& cpu, const std::string& features,
+                  Target* target);
 
 // A TargetMachine for `target` (PIC, aggressive optimisation); null with
 // `*error` set if LLVM has no such target or does not know the CPU.
