@@ -103,7 +103,8 @@ Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule&
 }
 
 Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
-                                const Target& target, std::vector<char>* object) {
+                                const Target& target, std::vector<char>* object,
+                                RecurrentOutput output) {
   mlir::MLIRContext context;
   load_dialects(context);
   std::string error;
@@ -134,10 +135,16 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager codegen;
-  if (tm->addPassesToEmitFile(codegen, os, nullptr, llvm::CGFT_ObjectFile))
-    return Status::error("the target machine cannot emit objects");
-  codegen.run(*llvm_module);
+  if (output == RecurrentOutput::LlvmIr) {
+    llvm_module->print(os, nullptr);
+  } else {
+    llvm::legacy::PassManager codegen;
+    const bool assembly = output == RecurrentOutput::Assembly;
+    if (tm->addPassesToEmitFile(codegen, os, nullptr,
+                                assembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile))
+      return Status::error(std::string("the target machine cannot emit ") + (assembly ? "assembly" : "objects"));
+    codegen.run(*llvm_module);
+  }
   object->assign(buffer.begin(), buffer.end());
   return Status::ok();
 }

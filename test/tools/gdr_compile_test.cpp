@@ -120,6 +120,36 @@ TEST_F(GdrCompileTest, OutputsAppearTogetherUnderTheirNames) {
   EXPECT_NE(text_of("a.h").find("vt16"), std::string::npos);
 }
 
+// --emit stops at each stage of the same kernel: the gdr module, the
+// optimised LLVM IR, the assembly (x86 FMAs, or NEON's fmla for aarch64), or
+// the object and header; each writes its one file.
+TEST_F(GdrCompileTest, EmitStopsAtEachStage) {
+  const std::string name = "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2";
+  const std::string target = "--triple aarch64-linux-gnu --cpu neoverse-n1 ";
+  struct Case {
+    std::string emit, file, must_contain;
+  };
+  const Case cases[] = {
+      {"mlir", "k.mlir", "gdr.kernel"},
+      {"llvm", "k.ll", "define i32 @" + name + "("},
+      {"asm", "k.s", "fmla"},
+      {"obj", "k.o", "\x7f" "ELF"},
+  };
+  for (const Case& c : cases) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(std::string(kRecurrent) + target + "--out k --emit " + c.emit);
+    ASSERT_EQ(r.exit_code, 0) << c.emit << ": " << r.err;
+    const std::vector<std::string> expected =
+        c.emit == "obj" ? std::vector<std::string>{"k.h", "k.o"} : std::vector<std::string>{c.file};
+    EXPECT_EQ(listing(), expected) << c.emit;
+    EXPECT_NE(text_of(c.file).find(c.must_contain), std::string::npos) << c.emit;
+  }
+  const Result bad = compile(std::string(kRecurrent) + "--out k --emit exe");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--emit: expected mlir, llvm, asm or obj, got 'exe'"), std::string::npos) << bad.err;
+}
+
 // A --cpu brings its own features and vector width, never the host's: a
 // Haswell or x86-64-v3 object has no 512-bit registers whatever this
 // machine has, x86-64-v4 does, and an aarch64 CPU gets NEON's 4 floats and an

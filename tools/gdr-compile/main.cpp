@@ -27,9 +27,9 @@ namespace {
 const char kUsage[] =
     "usage: gdr-compile --route recurrent --K N --V N --out PREFIX\n"
     "                   [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
-    "                   [--triple T --cpu C --features F --vector-bits 512] [--emit object|mlir]\n"
+    "                   [--triple T --cpu C --features F --vector-bits 512] [--emit obj|mlir|llvm|asm]\n"
     "                   [--shared 1: also link PREFIX.so for gdr::load_kernel (ld.lld)]\n"
-    "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir); schedule flags default to the\n"
+    "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir, .ll, .s); schedule flags default to the\n"
     "         target's default schedule; no --triple and --cpu: the host; a --cpu brings its\n"
     "         own features and vector width (--triple alone: its generic CPU)\n"
     "       gdr-compile --route chunked --K N --V N --out PREFIX [--schedule c16-w16]\n"
@@ -94,9 +94,16 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
 
   int64_t shared = 0;
   if (gdr::Status s = flags.integer("--shared", 0, 1, &shared); !s) return usage_error(s.message());
-  const std::string emit = flags.get("--emit", "object");
-  if (emit != "object" && emit != "mlir") return usage_error("--emit: expected object or mlir, got '" + emit + "'");
-  if (shared && emit != "object") return usage_error("--shared: needs --emit object");
+  // mlir: the gdr module; llvm, asm: the optimised LLVM IR or the assembly
+  // of the same code; obj (object): the object and its header.
+  std::string emit = flags.get("--emit", "obj");
+  if (emit == "object") emit = "obj";
+  const std::map<std::string, std::pair<const char*, gdr::compiler::RecurrentOutput>> text_outputs = {
+      {"llvm", {".ll", gdr::compiler::RecurrentOutput::LlvmIr}},
+      {"asm", {".s", gdr::compiler::RecurrentOutput::Assembly}}};
+  if (emit != "obj" && emit != "mlir" && !text_outputs.count(emit))
+    return usage_error("--emit: expected mlir, llvm, asm or obj, got '" + emit + "'");
+  if (shared && emit != "obj") return usage_error("--shared: needs --emit obj");
 
   const std::string prefix = flags.get("--out");
   const std::string name = variant.name();
@@ -105,6 +112,14 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
     if (gdr::Status s = add_output(outputs, prefix, ".mlir"); !s) return usage_error(s.message());
     const std::string text = gdr::compiler::recurrent_module_text(spec, schedule, target);
     if (gdr::Status s = outputs.write(0, {text}); !s) return failed(s.message());
+  } else if (text_outputs.count(emit)) {
+    const auto& [suffix, kind] = text_outputs.at(emit);
+    if (gdr::Status s = add_output(outputs, prefix, suffix); !s) return usage_error(s.message());
+    std::vector<char> text;
+    if (gdr::Status s = gdr::compiler::compile_recurrent_object(spec, schedule, target, &text, kind); !s)
+      return failed(s.message());
+    if (gdr::Status s = outputs.write(0, {std::string_view(text.data(), text.size())}); !s)
+      return failed(s.message());
   } else {
     for (const char* suffix : {".o", ".h", ".so"})
       if (std::string(suffix) != ".so" || shared)

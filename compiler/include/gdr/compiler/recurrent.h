@@ -21,9 +21,14 @@ std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedul
 Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                 const Target& target);
 
-// Generates the kernel's relocatable object for `target`.
+// Where compile_recurrent_object stops: the relocatable object, or the same
+// code as assembly or as (optimised) LLVM IR text.
+enum class RecurrentOutput { Object, Assembly, LlvmIr };
+
+// Generates the kernel for `target`.
 Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
-                                const Target& target, std::vector<char>* object);
+                                const Target& target, std::vector<char>* object,
+                                RecurrentOutput output = RecurrentOutput::Object);
 
 // Generates the kernel for the host, or loads it from the disk cache
 // (DiskCache::from_environment(), keyed by variant.h's cache_description())
