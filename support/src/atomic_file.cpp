@@ -21,12 +21,16 @@ constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
 
 }  // namespace
 
-int create_temporary(const std::string& path, int mode, std::string* temp) {
+std::string temporary_name(const std::string& path) {
   static thread_local std::mt19937_64 random{std::random_device{}()};
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
+  return path + kTemporaryInfix + suffix;
+}
+
+int create_temporary(const std::string& path, int mode, std::string* temp) {
   for (int attempt = 0; attempt < 16; ++attempt) {
-    char suffix[17];
-    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
-    *temp = path + kTemporaryInfix + suffix;
+    *temp = temporary_name(path);
     const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                            static_cast<mode_t>(mode));
     if (fd >= 0 || errno != EEXIST) return fd;

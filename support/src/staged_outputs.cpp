@@ -83,40 +83,26 @@ Status StagedOutputs::write(size_t i, const std::vector<std::string_view>& parts
 }
 
 Status StagedOutputs::commit() {
-  // Each existing file is kept under a second name (a hard link) until all
-  // renames are done, so that a failed rename can restore the ones before.
+  // Each existing file keeps a second name (a hard link) until all renames
+  // are done, so that a failed rename can put back the ones before it.
   std::vector<std::string> backups(outputs_.size());
-  auto drop_backups = [&] {
-    for (const std::string& b : backups)
-      if (!b.empty()) std::remove(b.c_str());
-  };
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Output& o = outputs_[i];
-    struct stat info;
-    if (::lstat(o.path.c_str(), &info) == 0) {
-      const int fd = create_temporary(o.path + ".old", 0600, &backups[i]);
-      if (fd >= 0) {
-        ::close(fd);
-        std::remove(backups[i].c_str());
-        if (::link(o.path.c_str(), backups[i].c_str()) != 0) backups[i].clear();
-      } else {
-        backups[i].clear();
-      }
-    }
+    backups[i] = temporary_name(o.path + ".old");
+    if (::link(o.path.c_str(), backups[i].c_str()) != 0) backups[i].clear();  // none existed
     if (std::rename(o.temporary.c_str(), o.path.c_str()) != 0) {
       const std::string why = std::strerror(errno);
-      for (size_t j = 0; j < i; ++j) {
-        if (!backups[j].empty()) std::rename(backups[j].c_str(), outputs_[j].path.c_str());
-        else std::remove(outputs_[j].path.c_str());
-        backups[j].clear();
-      }
-      drop_backups();
-      for (size_t j = i; j < outputs_.size(); ++j) std::remove(outputs_[j].temporary.c_str());
-      committed_ = true;  // nothing of ours is left to remove
+      for (size_t j = 0; j < i; ++j)
+        if (backups[j].empty()) std::remove(outputs_[j].path.c_str());
+        else std::rename(backups[j].c_str(), outputs_[j].path.c_str());
+      if (!backups[i].empty()) std::remove(backups[i].c_str());
+      remove_temporaries();  // those not renamed; the renamed ones are gone
+      committed_ = true;
       return Status::error(o.what + ": cannot rename " + o.temporary + " into place: " + why);
     }
   }
-  drop_backups();
+  for (const std::string& b : backups)
+    if (!b.empty()) std::remove(b.c_str());
   committed_ = true;
   return Status::ok();
 }

@@ -2,6 +2,7 @@
 // object and header gdr-compile wrote (CMakeLists.txt) become a gdr::Kernel,
 // gdr::execute runs it over the thread pool, and the result is checked
 // against a float64 loop. Exits 0 when it matches, 1 otherwise.
+#include <gdr/kernel_info.h>
 #include <gdr/runtime.h>
 
 #include <algorithm>
@@ -14,23 +15,22 @@
 #include "recurrent.h"  // written by gdr-compile: the entry point and its constants
 #include "reference_f64.h"
 
-// GDR_KERNEL is the kernel's symbol (CMakeLists.txt); the header's
-// constants are named after it.
+// GDR_KERNEL is the kernel's symbol (CMakeLists.txt); its facts table,
+// declared by the header, is named after it.
 #define GDR_JOIN2(a, b) a##b
 #define GDR_JOIN(a, b) GDR_JOIN2(a, b)
-#define KERNEL_CONSTANT(suffix) GDR_JOIN(GDR_KERNEL, suffix)
 #define GDR_STRING2(x) #x
 #define GDR_STRING(x) GDR_STRING2(x)
 
 int main() {
-  gdr::Kernel kernel;
-  kernel.name = GDR_STRING(GDR_KERNEL);
-  kernel.fn = GDR_KERNEL;
-  kernel.K = KERNEL_CONSTANT(_K);
-  kernel.V = KERNEL_CONSTANT(_V);
-  kernel.column_align = KERNEL_CONSTANT(_column_align);
-  const int64_t scratch = KERNEL_CONSTANT(_scratch_floats);
-  kernel.scratch_floats = [scratch](int64_t, int64_t, int64_t) { return scratch; };
+  // The kernel's facts from the kernel itself (gdr/kernel_info.h), as the
+  // runtime's loader and the JIT read them.
+  gdr::KernelInfo info;
+  if (gdr::Status s = gdr::read_kernel_info(GDR_STRING(GDR_KERNEL), GDR_JOIN(GDR_KERNEL, _info), &info); !s) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    return 1;
+  }
+  const gdr::Kernel kernel = gdr::kernel_from_info(GDR_STRING(GDR_KERNEL), GDR_KERNEL, info);
 
   // Inputs as the op contract draws them: normalised query and key, decay in
   // (0.9, 1), beta in (0, 1), a normal initial state.

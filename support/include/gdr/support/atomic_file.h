@@ -15,6 +15,9 @@ namespace gdr::support {
 // would let two writers, or a writer and an input of that name, collide.
 int create_temporary(const std::string& path, int mode, std::string* temporary);
 
+// A fresh name of that form (`<path>.tmp.<64 random bits>`), not created.
+std::string temporary_name(const std::string& path);
+
 // Writes all of `data` to `fd`: "" or why not. A write() that writes nothing
 // sets no errno, so it is reported as a short write, not with a stale errno.
 std::string write_all(int fd, std::string_view data);
