@@ -83,8 +83,8 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   if (gdr::Status s = flags.integer("--vector-bits", 1, 4096, &bits); !s) return usage_error(s.message());
   target.vector_bits = static_cast<int>(bits);
   // Out-of-range knobs are the dialect verifier's to explain (it names them).
-  gdr::compiler::Variant variant = gdr::compiler::recurrent_variant(
-      spec.K, spec.V, gdr::compiler::dialect_default_recurrent(spec.K, target));
+  gdr::compiler::Variant variant = gdr::compiler::recurrent_variant({
+      spec.K, spec.V}, gdr::compiler::dialect_default_recurrent(spec.K, target));
   gdr::compiler::RecurrentSchedule& schedule = variant.recurrent;
   for (gdr::Status s : {flags.integer("--vector-width", 1, 1024, &schedule.vector_width),
                         flags.integer("--v-tile", 1, 1 << 20, &schedule.v_tile),
@@ -162,7 +162,7 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
 
 int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64_t V) {
   gdr::compiler::Variant variant =
-      gdr::compiler::chunked_variant(K, V, gdr::schedules::default_schedule());
+      gdr::compiler::chunked_variant({K, V}, gdr::schedules::default_schedule());
   if (args.count("--schedule")) {
     std::string error;
     if (!gdr::compiler::parse_variant_schedule(gdr::Route::Chunked, args["--schedule"], &variant,
