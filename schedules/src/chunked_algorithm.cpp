@@ -21,9 +21,10 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
   g.query.dim(1).set_min(0);
   g.key.dim(1).set_min(0);
   g.value.dim(1).set_min(0);
-  g.beta.dim(0).set_min(0);
+  // Per-token scalars are H apart in token-major tensors: no stride-1 rule.
+  g.beta.dim(0).set_min(0).set_stride(Expr());
   if (scalar_decay) {
-    g.decay.dim(0).set_min(0);
+    g.decay.dim(0).set_min(0).set_stride(Expr());
   } else {
     g.decay.dim(0).set_bounds(0, K).set_stride(1);
     g.decay.dim(1).set_min(0);
