@@ -88,16 +88,11 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
       errno != 0 || !std::isfinite(r->median_ns) || !(r->median_ns > 0))
     return "median_ns: expected a finite positive number, got '" + f[8] + "'";
   // The kernel's form, as Variant::str() writes it.
-  if (f.size() > 9) {
-    std::string form = "recurrent K=1 V=1 w1-vt1-u1";
-    for (size_t i = 9; i < f.size(); ++i) form += " " + f[i];
-    Variant v;
-    std::string error;
-    if (!parse_variant(form, &v, &error))
-      return "form: expected decay=scalar|channel and readouts=<n>, got '" + f[9] + "'";
-    r->decay = v.decay;
-    r->readouts = v.readouts;
-  }
+  Variant form;
+  for (size_t i = 9; i < f.size(); ++i)
+    if (std::string why; !parse_form_word(f[i], &form, &why)) return "form: " + why;
+  r->decay = form.decay;
+  r->readouts = form.readouts;
   return "";
 }
 

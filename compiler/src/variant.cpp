@@ -127,6 +127,23 @@ bool parse_variant_schedule(Route route, const std::string& text, Variant* v, st
   return true;
 }
 
+bool parse_form_word(const std::string& word, Variant* v, std::string* error) {
+  if (word == "decay=scalar" || word == "decay=channel") {
+    v->decay = word == "decay=scalar" ? DecayKind::Scalar : DecayKind::Channel;
+    return true;
+  }
+  const std::string digits = word.rfind("readouts=", 0) == 0 ? word.substr(9) : "";
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(digits.c_str(), &end, 10);
+  if (!digits.empty() && digits[0] != '+' && *end == '\0' && errno == 0 && n >= 1) {
+    v->readouts = n;
+    return true;
+  }
+  *error = "expected decay=scalar|channel or readouts=<positive integer>, got '" + word + "'";
+  return false;
+}
+
 bool parse_variant(const std::string& text, Variant* out, std::string* error) {
   std::istringstream in(text);
   std::vector<std::string> f;
@@ -139,17 +156,8 @@ bool parse_variant(const std::string& text, Variant* out, std::string* error) {
     return fail("expected <route> K=<n> V=<n> <schedule> [decay=scalar|channel] [readouts=<n>], "
                 "e.g. recurrent K=128 V=128 w16-vt64-u1-p2");
   Variant v;
-  for (size_t i = 4; i < f.size(); ++i) {
-    if (f[i] == "decay=scalar" || f[i] == "decay=channel") {
-      v.decay = f[i] == "decay=scalar" ? DecayKind::Scalar : DecayKind::Channel;
-    } else if (f[i].rfind("readouts=", 0) == 0 && f[i].size() > 9 &&
-               f[i].find_first_not_of("0123456789", 9) == std::string::npos && f[i].size() < 13 &&
-               std::stoll(f[i].substr(9)) >= 1) {
-      v.readouts = std::stoll(f[i].substr(9));
-    } else {
-      return fail("expected decay=scalar|channel or readouts=<positive integer>, got '" + f[i] + "'");
-    }
-  }
+  for (size_t i = 4; i < f.size(); ++i)
+    if (std::string why; !parse_form_word(f[i], &v, &why)) return fail(why);
   if (!parse_route(f[0], &v.route) || (v.route != Route::Recurrent && v.route != Route::Chunked))
     return fail("route: expected recurrent or chunked, got '" + f[0] + "'");
   for (auto [word, prefix, field] :

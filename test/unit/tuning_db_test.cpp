@@ -58,13 +58,21 @@ TuningDbFile read_ok(const std::string& file) {
 bool same(const TuningRecord& a, const TuningRecord& b) {
   return a.host_cpu == b.host_cpu && a.K == b.K && a.V == b.V && a.T_min == b.T_min &&
          a.T_max == b.T_max && a.threads == b.threads && a.route == b.route &&
-         a.schedule == b.schedule && a.median_ns == b.median_ns;
+         a.schedule == b.schedule && a.median_ns == b.median_ns && a.decay == b.decay &&
+         a.readouts == b.readouts;
 }
 
 TEST_F(TuningDbTest, RoundTripsThroughTheFile) {
-  const std::vector<TuningRecord> records = {
+  std::vector<TuningRecord> records = {
       record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt128-u2", 71234),
-      record("icelake-client", 23, kUnboundedT, 2, Route::Chunked, "c32-w16", 7.5e6, 64, 96)};
+      record("icelake-client", 23, kUnboundedT, 2, Route::Chunked, "c32-w16", 7.5e6, 64, 96),
+      record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt32-u1-p2", 5e5),
+      record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt64-u1-p2", 4e5)};
+  // The form, written after the median only when not the default.
+  records[2].decay = records[3].decay = DecayKind::Scalar;
+  records[2].readouts = 2;
+  EXPECT_EQ(tuning_record_line(records[2]),
+            "icelake-client 128 128 0 22 1 recurrent w16-vt32-u1-p2 500000 decay=scalar readouts=2");
   // A folder that does not exist yet is created.
   const std::string file = path("sub/dir/tuning.db");
   ASSERT_TRUE(write_tuning_db(file, records));
@@ -353,6 +361,20 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
   EXPECT_EQ(db.find(Route::Recurrent, {128, 64}, 1, 1), nullptr);
   EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, 1, 2), nullptr);
   EXPECT_EQ(db.find(Route::Chunked, {128, 128}, 1, 1), nullptr);
+  // The form is part of the key: a scalar-decay record serves scalar calls only.
+  TuningRecord scalar = record("cpu-a", 0, 22, 1, Route::Recurrent, "w16-vt64-u1-p2", 50);
+  scalar.decay = DecayKind::Scalar;
+  TuningRecord readouts = record("cpu-a", 0, 22, 1, Route::Recurrent, "w16-vt32-u1-p2", 60);
+  readouts.readouts = 2;
+  const TuningDb forms({records[0], scalar, readouts}, host("cpu-a"));
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128}, 1, 1)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 1}, 1, 1)->schedule,
+            "w16-vt64-u1-p2");
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Channel, 2}, 1, 1)->schedule,
+            "w16-vt32-u1-p2");
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 2}, 1, 1), nullptr);
+  EXPECT_EQ(plan(forms, Route::Auto, {128, 128, DecayKind::Scalar, 1}, 1, 1).variant.decay,
+            DecayKind::Scalar);
   // A schedule that does not parse for its route is never found.
   EXPECT_EQ(TuningDb({record("cpu-a", 0, 9, 1, Route::Recurrent, "c16-w16", 1)}, host("cpu-a"))
                 .find(Route::Recurrent, {128, 128}, 1, 1),

@@ -23,6 +23,35 @@ TEST(Variant, NameIsTheKernelSymbol) {
   EXPECT_EQ(recurrent_variant({40, 73}, {8, 24, 4, 0}).name(), "gdr_recurrent_f32_k40_v73__w8_vt24_u4_p0");
 }
 
+// The kernel's form is part of its name, its text and its identity.
+TEST(Variant, FormIsPartOfTheKey) {
+  const Variant qwen = recurrent_variant({128, 128, DecayKind::Scalar, 1}, {16, 64, 1, 2});
+  const Variant executorch = recurrent_variant({128, 128, DecayKind::Scalar, 2}, {16, 64, 1, 2});
+  EXPECT_EQ(qwen.name(), "gdr_recurrent_f32_k128_v128_sd__w16_vt64_u1_p2");
+  EXPECT_EQ(executorch.name(), "gdr_recurrent_f32_k128_v128_sd_r2__w16_vt64_u1_p2");
+  EXPECT_EQ(executorch.str(), "recurrent K=128 V=128 w16-vt64-u1-p2 decay=scalar readouts=2");
+  EXPECT_EQ(chunked_variant({64, 64, DecayKind::Scalar, 1}, {32, 8}).str(),
+            "chunked K=64 V=64 c32-w8 decay=scalar");
+  EXPECT_NE(qwen, kRecurrent);
+  EXPECT_NE(qwen, executorch);
+  EXPECT_TRUE(qwen < executorch || executorch < qwen);
+  EXPECT_EQ(qwen.spec(), (KernelSpec{128, 128, DecayKind::Scalar, 1}));
+  for (const Variant& v : {qwen, executorch}) {
+    Variant parsed;
+    std::string error;
+    ASSERT_TRUE(parse_variant(v.str(), &parsed, &error)) << error;
+    EXPECT_EQ(parsed, v);
+  }
+  // Readouts shrink the default tile to what the registers hold: with 3
+  // readouts a vector takes 4 accumulators, so at most 8 vectors.
+  Target wide;
+  wide.vector_bits = 512;
+  const Variant decode = default_variant(Route::Recurrent, {128, 256, DecayKind::Channel, 3}, 1, wide);
+  EXPECT_EQ(decode.recurrent.v_tile, 8 * 16);
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 256, DecayKind::Channel, 7}, 1, wide).recurrent.v_tile,
+            4 * 16);
+}
+
 TEST(Variant, ScheduleAndFullText) {
   EXPECT_EQ(kRecurrent.schedule_str(), "w16-vt64-u1-p2");
   EXPECT_EQ(kChunked.schedule_str(), "c16-w16");

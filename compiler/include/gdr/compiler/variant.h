@@ -60,6 +60,10 @@ Variant chunked_variant(const KernelSpec& spec, const schedules::Schedule& sched
 // Chunked: Schedule::check(). False with a one-line *error on failure.
 bool parse_variant_schedule(Route route, const std::string& text, Variant* v, std::string* error);
 
+// Parses one word of str()'s form suffix, "decay=scalar|channel" or
+// "readouts=<n>", into v. False with a one-line *error.
+bool parse_form_word(const std::string& word, Variant* v, std::string* error);
+
 // Parses str()'s form. False with a one-line *error naming the bad part.
 bool parse_variant(const std::string& text, Variant* v, std::string* error);
 
