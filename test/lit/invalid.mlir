@@ -26,8 +26,18 @@ gdr.kernel @k problem <k = 16, v = 16, element_type = f16>
 
 // -----
 
-// expected-error @+1 {{#gdr.problem 'gate' must be channelwise, got scalar}}
-gdr.kernel @k problem <k = 16, v = 16, element_type = f32, gate = scalar>
+// expected-error @+1 {{#gdr.problem 'gate' must be channelwise or scalar, got diagonal}}
+gdr.kernel @k problem <k = 16, v = 16, element_type = f32, gate = diagonal>
+
+// -----
+
+// expected-error @+1 {{#gdr.problem 'readouts' must be from 1 to 8, got 0}}
+gdr.kernel @k problem <k = 16, v = 16, element_type = f32, readouts = 0>
+
+// -----
+
+// expected-error @+1 {{#gdr.problem 'readouts' must be from 1 to 8, got 9}}
+gdr.kernel @k problem <k = 16, v = 16, element_type = f32, readouts = 9>
 
 // -----
 
@@ -103,3 +113,11 @@ gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_widt
 
 // expected-error @+1 {{'gdr.kernel' op schedule 'unroll' = 8 exceeds the problem's k = 4}}
 gdr.kernel @k problem <k = 4, v = 16, element_type = f32> schedule <vector_width = 4, v_tile = 16, unroll = 8>
+
+// -----
+
+// The recurrent sweep keeps (1 + readouts) accumulators per vector of the
+// tile: 11 vectors with readouts = 2 need 33 (16 vectors with readouts = 1,
+// exactly 32, pass: roundtrip.mlir).
+// expected-error @+1 {{'gdr.kernel' op schedule 'v_tile' = 176 needs 33 accumulators with readouts = 2, more than the 32 vector registers}}
+gdr.kernel @k problem <k = 16, v = 256, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 16, v_tile = 176>

@@ -1,16 +1,22 @@
 // gdr-lower-recurrent: each recurrent kernel becomes a function over flat
 // memrefs; the schedule's knobs show in the code: the vector type
 // (vector_width), the tile loop's step and the accumulators per sweep
-// (v_tile / vector_width, two sets), the K loop's step (unroll) with a
-// remainder loop, smaller whole tiles then a masked one-vector tail for
-// ragged column ranges, and prefetches `prefetch` tokens ahead.
+// (v_tile / vector_width, 1 + readouts sets: two here), the K loop's step
+// (unroll) with a remainder loop, smaller whole tiles then a masked
+// one-vector tail for ragged column ranges, and prefetches `prefetch` tokens
+// ahead. lower-recurrent-forms.mlir shows scalar decay and readouts.
 // RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s
 
 // CHECK-LABEL: func private @w16_body(
-// CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[SCRATCH:.*]]: memref<?xf32>, %[[T:.*]]: index, %[[BH0:.*]]: index, %[[BH1:.*]]: index, %[[V0:.*]]: index, %[[V1:.*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.k = 16 : i64, gdr.scratch_floats = 544 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
-// CHECK: scf.for %[[BH:.*]] = %[[BH0]] to %[[BH1]]
+// One task: the 8 tensors and the scratch, T, six token strides (query,
+// key, value, decay, beta, out), two readout strides (query, out), v_begin,
+// v_end. Scratch K·(v_tile + 1 + readouts) = 16·34.
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index)
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 544 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// The first loop is the tile loop: no loop over heads.
+// CHECK-NOT: scf.for
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
+// CHECK-NOT: scf.for
 // CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]
 // Token 0's sums: one read-only sweep, two accumulators per vector of the tile.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)

@@ -1,6 +1,7 @@
 // gdr-lower-to-llvm: everything in the LLVM dialect, the body internal, and
-// the C entry point int32_t name(const gdr_kernel_args*) that returns 1 if K
-// or V differ from the kernel's, 2 if the scratch is too small, else 0.
+// the C entry point int32_t name(const gdr_kernel_args*) that returns 1 if K,
+// V, the decay kind or the readouts differ from the kernel's, 2 if the
+// scratch is too small, else 0.
 // RUN: gdr-opt %s -gdr-attach-schedule -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s
 
 // CHECK-LABEL: llvm.func internal @gdr_k64_v80_body(
@@ -13,14 +14,19 @@
 // CHECK: llvm.intr.masked.load
 // CHECK: llvm.intr.masked.store
 // CHECK-LABEL: llvm.func @gdr_k64_v80(
-// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64)>>) -> i32
+// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64)>>) -> i32
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 9]
 // CHECK: llvm.mlir.constant(64 : i64)
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 10]
 // CHECK: llvm.mlir.constant(80 : i64)
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 11]
+// CHECK: llvm.mlir.constant(0 : i64)
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 12]
+// CHECK: llvm.mlir.constant(1 : i64)
 // CHECK: llvm.cond_br
-// Scratch must hold the packed tile and dk, dq: K x (v_tile + 2) = 64 x 66.
-// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 16]
+// Scratch must hold the packed tile, dk and one dq per readout:
+// K x (v_tile + 1 + readouts) = 64 x 66.
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 24]
 // CHECK: llvm.mlir.constant(4224 : i64)
 // CHECK: llvm.cond_br
 // CHECK: %[[WRONG_SIZE:.*]] = llvm.mlir.constant(1 : i32)
@@ -32,6 +38,6 @@
 // CHECK-NEXT: llvm.return %[[OK]] : i32
 // The kernel's facts for loaders (kernel_abi.h, gdr_kernel_info_field): ABI
 // version, K, V, column alignment (the vector width), scratch floats,
-// vector bits.
-// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[1, 64, 80, 16, 4224, 512]> : tensor<6xi64>) : !llvm.array<6 x i64>
+// vector bits, decay kind (0: channelwise), readouts.
+// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[2, 64, 80, 16, 4224, 512, 0, 1]> : tensor<8xi64>) : !llvm.array<8 x i64>
 gdr.kernel @gdr_k64_v80 problem <k = 64, v = 80, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>

@@ -17,3 +17,12 @@ gdr.kernel @prefetching problem <k = 64, v = 64, element_type = f32, route = rec
 // The attributes also stand alone, e.g. in a generic attribute dictionary.
 // CHECK: gdr.kernel @generic problem <k = 16, v = 16, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 4, v_tile = 4, unroll = 2> {note = #gdr.target<cpu = "znver3", vector_bits = 256>}
 "gdr.kernel"() {sym_name = "generic", problem = #gdr.problem<k = 16, v = 16, element_type = f32, route = recurrent>, schedule = #gdr.schedule<vector_width = 4, v_tile = 4, unroll = 2>, note = #gdr.target<cpu = "znver3", vector_bits = 256>} : () -> ()
+
+// Scalar decay and grouped readout; readouts is printed only when not 1.
+// CHECK: gdr.kernel @forms problem <k = 64, v = 64, element_type = f32, gate = scalar, readouts = 2, route = recurrent>
+gdr.kernel @forms problem <readouts = 2, k = 64, v = 64, element_type = f32, gate = scalar, route = recurrent>
+
+// The recurrent sweep's accumulators at their limit: 16 vectors, two sets
+// (readouts = 1) = 32 registers.
+// CHECK: gdr.kernel @widest problem <k = 16, v = 256, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 16, v_tile = 256, unroll = 1>
+gdr.kernel @widest problem <k = 16, v = 256, element_type = f32, readouts = 1, route = recurrent> schedule <vector_width = 16, v_tile = 256>
