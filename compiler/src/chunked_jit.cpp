@@ -179,8 +179,11 @@ RouteRunner chunked_runner(const ChunkedSpec& spec) {
   return [spec](const Tensors& t, const Options& o) {
     if (Status s = validate(t); !s) return s;  // a bad call pays no compile
     ChunkedSpec s = spec;
-    s.K = t.K;
-    s.V = t.V;
+    const KernelSpec call = kernel_spec(t);
+    s.K = call.K;
+    s.V = call.V;
+    s.decay = call.decay;
+    s.readouts = call.readouts;
     const CompiledKernel& c = compile_chunked(s);
     return c.status ? execute(c.kernel, t, o) : c.status;
   };

@@ -103,6 +103,7 @@ const Form kForms[] = {
 };
 
 bool reads_out_grouped(const ProblemForm& f, int64_t H) { return f.query_heads > H; }
+bool is_chunked(Route r) { return r == Route::Chunked || r == Route::ChunkedAutoschedule; }
 
 class FormTest : public ::testing::TestWithParam<Route> {
  protected:
@@ -121,7 +122,7 @@ TEST_P(FormTest, MatchesFloat64) {
       Options options;
       options.route = route;
       options.threads = threads;
-      if (route == Route::Chunked && reads_out_grouped(form.form, form.H)) {
+      if (is_chunked(route) && reads_out_grouped(form.form, form.H)) {
         // Not built for the chunked route: a clear error, nothing written.
         const std::vector<float> out = p.out;
         const Status s = run(p.tensors(), options);
@@ -139,7 +140,7 @@ TEST_P(FormTest, MatchesFloat64) {
 TEST_P(FormTest, InPlaceEqualsFunctional) {
   ProblemOptions o;
   o.form = everything();
-  if (GetParam() == Route::Chunked) o.form.query_heads = 4;
+  if (is_chunked(GetParam())) o.form.query_heads = 4;
   Problem in_place = make_problem(1, 4, 0, 24, 40, o);
   o.form.in_place = false;
   Problem functional = make_problem(1, 4, 0, 24, 40, o);
@@ -206,7 +207,7 @@ TEST_P(FormTest, SplittingThroughSlotsEqualsOneCall) {
 INSTANTIATE_TEST_SUITE_P(Routes, FormTest,
                          ::testing::Values(Route::Reference, Route::BaselineTwoPass,
                                            Route::BaselineChunked, Route::Auto, Route::Recurrent,
-                                           Route::Chunked),
+                                           Route::Chunked, Route::ChunkedAutoschedule),
                          [](const auto& info) {
                            std::string n = route_name(info.param);
                            for (char& ch : n)

@@ -50,7 +50,7 @@ inline const CompiledKernel& compile_chunked(int64_t K, int64_t V, const schedul
 // cache still applies): each call takes one more of the 64 entry slots.
 CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec);
 
-// A route runner for `spec` with K and V taken from each call's tensors:
+// A route runner for `spec` with K, V and the form taken from each call's tensors:
 // validates, compiles through compile_chunked's cache, executes.
 RouteRunner chunked_runner(const ChunkedSpec& spec);
 
