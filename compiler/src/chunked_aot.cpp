@@ -42,11 +42,15 @@ Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& targ
     target = target.with_feature(Halide::Target::NoRuntime);
     schedules::ChunkedAlgorithm alg;
     if (Status s = build_pipeline(spec, target, alg); !s) return s;
-    std::map<Halide::OutputFileType, std::string> files = {
-        {Halide::OutputFileType::object, paths.object}, {Halide::OutputFileType::c_header, paths.header}};
-    if (!paths.assembly.empty()) files[Halide::OutputFileType::assembly] = paths.assembly;
+    std::map<Halide::OutputFileType, std::string> files;
+    for (const auto& [type, path] : {std::pair{Halide::OutputFileType::object, paths.object},
+                                     std::pair{Halide::OutputFileType::c_header, paths.header},
+                                     std::pair{Halide::OutputFileType::assembly, paths.assembly},
+                                     std::pair{Halide::OutputFileType::llvm_assembly, paths.llvm_ir}})
+      if (!path.empty()) files[type] = path;
+    if (files.empty()) return Status::error("compile_chunked_to_files: no output asked for");
     alg.pipeline().compile_to(files, alg.arguments(), function_name, target);
-    if (!paths.header_final.empty())
+    if (!paths.header.empty() && !paths.header_final.empty())
       if (Status s = rename_include_guard(paths.header, paths.header_final); !s) return s;
   } catch (const Halide::Error& e) {
     return Status::error("Halide failed to compile " + function_name + ": " + e.what());

@@ -32,7 +32,7 @@ if(FOREIGN_TARGET STREQUAL "aarch64")
     skip("${sysroot}/lib/ld-linux-aarch64.so.1 not found (Debian package libc6-dev-arm64-cross)")
   endif()
   set(configure -DCMAKE_TOOLCHAIN_FILE=${SOURCE_DIR}/cmake/toolchains/aarch64-linux-gnu.cmake
-      "-DGDR_TARGET_FLAGS=--triple aarch64-linux-gnu" -DVECTOR_WIDTH=4)
+      "-DGDR_TARGET_FLAGS=--target aarch64" -DVECTOR_WIDTH=4)
   set(run_prefix ${qemu} -L ${sysroot})
   set(elf_machine b700)  # EM_AARCH64 = 183, little-endian
 elseif(FOREIGN_TARGET STREQUAL "x86-64-v3")
@@ -41,7 +41,7 @@ elseif(FOREIGN_TARGET STREQUAL "x86-64-v3")
     skip("this CPU has no AVX2 and FMA to run x86-64-v3 code")
   endif()
   set(configure -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C}
-      "-DGDR_TARGET_FLAGS=--cpu x86-64-v3" -DVECTOR_WIDTH=8)
+      "-DGDR_TARGET_FLAGS=--target x86-64-v3" -DVECTOR_WIDTH=8)
   set(elf_machine 3e00)  # EM_X86_64 = 62
 else()
   message(FATAL_ERROR "FOREIGN_TARGET: expected aarch64 or x86-64-v3, got '${FOREIGN_TARGET}'")

@@ -188,5 +188,89 @@ TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
   EXPECT_NE(bad.err.find("--cpu: unknown CPU 'haswell' for aarch64-linux-gnu"), std::string::npos) << bad.err;
 }
 
+// The chunked route stops at the stages Halide has: its LLVM IR, the
+// assembly, or the object and header; it has no gdr module. Built for
+// --target aarch64 (Halide's arm-64-linux, NEON: 4 floats by default).
+TEST_F(GdrCompileTest, ChunkedEmitStopsAtEachStage) {
+  const std::string name = "gdr_chunked_f32_k8_v16__c16_w4";
+  struct Case {
+    std::string emit, file, must_contain;
+  };
+  const Case cases[] = {
+      {"llvm", "k.ll", "define i32 @" + name + "("},
+      {"asm", "k.s", "fmla"},
+      {"obj", "k.o", "\x7f" "ELF"},
+  };
+  for (const Case& c : cases) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(std::string(kChunked) + "--target aarch64 --out k --emit " + c.emit);
+    ASSERT_EQ(r.exit_code, 0) << c.emit << ": " << r.err;
+    const std::vector<std::string> expected =
+        c.emit == "obj" ? std::vector<std::string>{"k.h", "k.o"} : std::vector<std::string>{c.file};
+    EXPECT_EQ(listing(), expected) << c.emit;
+    EXPECT_NE(text_of(c.file).find(c.must_contain), std::string::npos) << c.emit;
+  }
+  uint16_t machine = 0;
+  std::memcpy(&machine, text_of("k.o").data() + 18, 2);
+  EXPECT_EQ(machine, 183) << "EM_AARCH64";
+  fs::remove_all(folder_);
+  fs::create_directory(folder_);
+  const Result mlir = compile(std::string(kChunked) + "--target aarch64 --out k --emit mlir");
+  EXPECT_EQ(mlir.exit_code, 2);
+  EXPECT_NE(mlir.err.find("--emit mlir: the chunked route is a Halide pipeline and has no gdr module"),
+            std::string::npos) << mlir.err;
+  EXPECT_EQ(listing(), std::vector<std::string>{});
+}
+
+// Vectors wider than the target's are refused before compiling, on both
+// routes: NEON has 4 floats, x86-64-v3 8.
+TEST_F(GdrCompileTest, VectorsWiderThanTheTargetsAreRefused) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {std::string(kChunked) + "--target aarch64 --schedule c16-w8 --out k",
+       "--schedule: c16-w8 needs 256-bit vectors, the target (aarch64-linux-gnu, generic) has 128"},
+      {std::string(kChunked) + "--target x86-64-v3 --schedule c16-w16 --out k",
+       "--schedule: c16-w16 needs 512-bit vectors, the target (x86_64-pc-linux-gnu, x86-64-v3) has 256"},
+      {std::string(kRecurrent) + "--target aarch64 --vector-bits 512 --out k", "--vector-bits"},
+      {std::string(kRecurrent) + "--target neoverse-n1 --cpu cortex-a76 --out k",
+       "--cpu: --target neoverse-n1 already names the CPU"},
+      {std::string(kRecurrent) + "--target bogus --out k", "--target: unknown target 'bogus'"},
+  };
+  for (const Case& c : cases) {
+    const Result r = compile(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_EQ(listing(), std::vector<std::string>{}) << c.args;
+  }
+  // The recurrent route's verifier refuses a schedule wider than the target.
+  const Result r = compile(std::string(kRecurrent) + "--target aarch64 --vector-width 8 --v-tile 32 --out k");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("needs 256-bit vectors but target 'generic' has 128"), std::string::npos) << r.err;
+}
+
+// The named levels and a CPU alone give each route that CPU's vectors: no
+// 512-bit registers for x86-64-v3 or --cpu haswell, whatever this machine
+// has, and some for x86-64-v4.
+TEST_F(GdrCompileTest, ChunkedTargetsGetTheirOwnVectors) {
+  struct Case {
+    std::string flags;
+    bool zmm;
+  };
+  for (const Case& c : {Case{"--target x86-64-v3", false}, Case{"--cpu haswell", false},
+                        Case{"--target x86-64-v4", true}}) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(std::string(kChunked) + c.flags + " --out k");
+    ASSERT_EQ(r.exit_code, 0) << c.flags << ": " << r.err;
+    ASSERT_EQ(std::system(("/usr/lib/llvm-14/bin/llvm-objdump -d " + folder_ + "/k.o > " + folder_ + "/k.s").c_str()), 0);
+    const std::string listing = text_of("k.s");
+    EXPECT_EQ(listing.find("zmm") != std::string::npos, c.zmm) << c.flags;
+    EXPECT_NE(listing.find("ymm"), std::string::npos) << c.flags;
+  }
+}
+
 }  // namespace
 }  // namespace gdr::test

@@ -2,6 +2,7 @@
 // a C header, for the host or a named target; and of the one Halide runtime
 // object that programs linking chunked kernels need. Every output is checked
 // before compiling and all appear together or none (support::StagedOutputs).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,37 +16,42 @@
 #include "../common/flags.h"
 #include "../common/version.h"
 #include "gdr/compiler/chunked.h"
+#include "gdr/compiler/halide_target.h"
 #include "gdr/compiler/object_kernel_info.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/shared_object.h"
 #include "gdr/compiler/target.h"
+#include "gdr/compiler/target_flags.h"
 #include "gdr/compiler/variant.h"
 #include "gdr/support/staged_outputs.h"
 
 namespace {
 
 const char kUsage[] =
-    "usage: gdr-compile --route recurrent --K N --V N --out PREFIX\n"
-    "                   [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
-    "                   [--triple T --cpu C --features F --vector-bits 512] [--emit obj|mlir|llvm|asm]\n"
-    "                   [--shared 1: also link PREFIX.so for gdr::load_kernel (ld.lld)]\n"
-    "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir, .ll, .s); schedule flags default to the\n"
-    "         target's default schedule; no --triple and --cpu: the host; a --cpu brings its\n"
-    "         own features and vector width (--triple alone: its generic CPU)\n"
-    "       gdr-compile --route chunked --K N --V N --out PREFIX [--schedule c16-w16]\n"
-    "                   [--target host|<halide target>] [--scheduler hand|adams2019]\n"
-    "                   [--name FUNCTION] [--asm 1: also write PREFIX.s]\n"
-    "         writes PREFIX.o (no Halide runtime inside) and PREFIX.h\n"
-    "       gdr-compile --runtime OBJECT [--target host|<halide target>]\n"
+    "usage: gdr-compile --route recurrent|chunked --K N --V N --out PREFIX [target] [--emit obj|mlir|llvm|asm]\n"
+    "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir, .ll, .s: the gdr module, the LLVM IR or the\n"
+    "         assembly; mlir is the recurrent route's only)\n"
+    "       target: --target host (the default) | x86-64-v2 | x86-64-v3 | x86-64-v4 | aarch64 (generic,\n"
+    "                        NEON) | a CPU name (haswell, cortex-a76, neoverse-n1) | an LLVM triple\n"
+    "               [--cpu C] (with a triple) [--features F] (LLVM's, e.g. +avx2,+fma)\n"
+    "               or --triple T [--cpu C] [--features F]; a CPU brings its own features and vector\n"
+    "               width, a triple alone its generic CPU; both routes are built for the same target\n"
+    "       recurrent: [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2] [--vector-bits 512]\n"
+    "                  [--shared 1: also link PREFIX.so for gdr::load_kernel (ld.lld)]\n"
+    "         schedule flags default to the target's default schedule\n"
+    "       chunked: [--schedule c16-w16 (vector width capped at the target's)]\n"
+    "                [--scheduler hand|adams2019] [--name FUNCTION] [--asm 1: also write PREFIX.s]\n"
+    "         PREFIX.o has no Halide runtime inside\n"
+    "       gdr-compile --runtime OBJECT [target]\n"
     "         writes the one Halide runtime object chunked kernels link against\n"
     "       gdr-compile --version\n";
 
-const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out"};
+const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out", "--target",
+                                            "--triple", "--cpu", "--features", "--emit"};
+const std::set<std::string> kTargetFlags = {"--target", "--triple", "--cpu", "--features"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
-                                               "--triple", "--cpu", "--features", "--vector-bits",
-                                               "--emit", "--shared"};
-const std::set<std::string> kChunkedFlags = {"--schedule", "--target", "--scheduler", "--name",
-                                             "--asm"};
+                                               "--vector-bits", "--shared"};
+const std::set<std::string> kChunkedFlags = {"--schedule", "--scheduler", "--name", "--asm"};
 
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-compile: %s\n", message.c_str());
@@ -62,25 +68,39 @@ using Args = std::map<std::string, std::string>;
 // Stages PREFIX + suffix, named by the flag that gave it. A prefix must name
 // a file to come: not empty, not a folder.
 gdr::Status add_output(gdr::support::StagedOutputs& outputs, const std::string& prefix,
-                       const std::string& suffix) {
+                       const std::string& suffix, size_t* index = nullptr) {
   if (prefix.empty()) return gdr::Status::error("--out: the path prefix is empty");
   if (prefix.back() == '/')
     return gdr::Status::error("--out " + prefix + ": names a folder; give a path prefix such as " +
                               prefix + "kernel");
-  return outputs.add("--out " + prefix + suffix, prefix + suffix);
+  return outputs.add("--out " + prefix + suffix, prefix + suffix, index);
+}
+
+// The target both routes are built for, from --target, --triple, --cpu and
+// --features (the message names the flag at fault).
+gdr::Status target_of(const gdr::tools::Flags& flags, gdr::compiler::Target* target) {
+  return gdr::compiler::resolve_target({flags.get("--target"), flags.get("--triple"), flags.get("--cpu"),
+                                        flags.get("--features")},
+                                       target);
+}
+
+// The --emit stage: obj (also "object"), mlir, llvm or asm.
+gdr::Status emit_of(const gdr::tools::Flags& flags, std::string* emit) {
+  *emit = flags.get("--emit", "obj");
+  if (*emit == "object") *emit = "obj";
+  if (*emit != "obj" && *emit != "mlir" && *emit != "llvm" && *emit != "asm")
+    return gdr::Status::error("--emit: expected mlir, llvm, asm or obj, got '" + *emit + "'");
+  return gdr::Status::ok();
 }
 
 int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::KernelSpec& spec) {
-  if (std::string why = gdr::compiler::why_triple_unknown(flags.get("--triple", gdr::compiler::host_target().triple));
-      !why.empty())
-    return usage_error("--triple: " + why);
   gdr::compiler::Target target;
-  if (gdr::Status s = gdr::compiler::target_for(flags.get("--triple"), flags.get("--cpu"),
-                                                flags.get("--features"), &target);
-      !s)
-    return usage_error("--cpu: " + s.message());
+  if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
+  // Narrower vectors than the target's are a choice; wider ones it cannot run
+  // (LLVM would split them: NEON has 4 floats, whatever a schedule asks).
   int64_t bits = target.vector_bits;
-  if (gdr::Status s = flags.integer("--vector-bits", 1, 4096, &bits); !s) return usage_error(s.message());
+  if (gdr::Status s = flags.integer("--vector-bits", 128, target.vector_bits, &bits); !s)
+    return usage_error(s.message() + " (the target's widest vectors)");
   target.vector_bits = static_cast<int>(bits);
   // Out-of-range knobs are the dialect verifier's to explain (it names them).
   gdr::compiler::Variant variant = gdr::compiler::recurrent_variant(
@@ -96,13 +116,11 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   if (gdr::Status s = flags.integer("--shared", 0, 1, &shared); !s) return usage_error(s.message());
   // mlir: the gdr module; llvm, asm: the optimised LLVM IR or the assembly
   // of the same code; obj (object): the object and its header.
-  std::string emit = flags.get("--emit", "obj");
-  if (emit == "object") emit = "obj";
+  std::string emit;
+  if (gdr::Status s = emit_of(flags, &emit); !s) return usage_error(s.message());
   const std::map<std::string, std::pair<const char*, gdr::compiler::RecurrentOutput>> text_outputs = {
       {"llvm", {".ll", gdr::compiler::RecurrentOutput::LlvmIr}},
       {"asm", {".s", gdr::compiler::RecurrentOutput::Assembly}}};
-  if (emit != "obj" && emit != "mlir" && !text_outputs.count(emit))
-    return usage_error("--emit: expected mlir, llvm, asm or obj, got '" + emit + "'");
   if (shared && emit != "obj") return usage_error("--shared: needs --emit obj");
 
   const std::string prefix = flags.get("--out");
@@ -161,13 +179,25 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
 }
 
 int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64_t V) {
-  gdr::compiler::Variant variant =
-      gdr::compiler::chunked_variant(K, V, gdr::schedules::default_schedule());
+  gdr::compiler::Target target;
+  if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
+  std::string halide_target;
+  if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s)
+    return usage_error("--target: " + s.message());
+  // The default schedule with vectors no wider than the target's.
+  const int target_floats = target.vector_bits / 32;
+  gdr::schedules::Schedule schedule = gdr::schedules::default_schedule();
+  schedule.vector_width = std::min(schedule.vector_width, target_floats);
+  gdr::compiler::Variant variant = gdr::compiler::chunked_variant(K, V, schedule);
   if (args.count("--schedule")) {
     std::string error;
     if (!gdr::compiler::parse_variant_schedule(gdr::Route::Chunked, args["--schedule"], &variant,
                                                &error))
       return usage_error("--schedule: " + error);
+    if (variant.chunked.vector_width > target_floats)
+      return usage_error("--schedule: " + args["--schedule"] + " needs " +
+                         std::to_string(variant.chunked.vector_width * 32) + "-bit vectors, the target (" +
+                         target.triple + ", " + target.cpu + ") has " + std::to_string(target.vector_bits));
   }
   if (args.count("--scheduler")) {
     const std::string& s = args["--scheduler"];
@@ -176,18 +206,37 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
     else return usage_error("--scheduler: expected hand or adams2019, got '" + s + "'");
   }
   const gdr::compiler::ChunkedSpec spec{K, V, variant.chunked, variant.scheduler};
-  const std::string target = args.count("--target") ? args["--target"] : "host";
   const std::string name = args.count("--name") ? args["--name"] : variant.name();
+  std::string emit;
+  if (gdr::Status s = emit_of(flags, &emit); !s) return usage_error(s.message());
+  if (emit == "mlir")
+    return usage_error("--emit mlir: the chunked route is a Halide pipeline and has no gdr module; "
+                       "give llvm, asm or obj");
   int64_t assembly = 0;
   if (gdr::Status s = flags.integer("--asm", 0, 1, &assembly); !s) return usage_error(s.message());
+  if (assembly && emit != "obj") return usage_error("--asm: needs --emit obj (--emit asm writes only the assembly)");
   gdr::support::StagedOutputs outputs;
-  for (const char* suffix : {".o", ".h", ".s"})
-    if (std::string(suffix) != ".s" || assembly)
-      if (gdr::Status s = add_output(outputs, args["--out"], suffix); !s) return usage_error(s.message());
-  const gdr::compiler::ChunkedFiles files = {outputs.temporary(0), outputs.temporary(1),
-                                             assembly ? outputs.temporary(2) : "",
-                                             args["--out"] + ".h"};
-  if (gdr::Status s = gdr::compiler::compile_chunked_to_files(spec, target, name, files); !s)
+  gdr::compiler::ChunkedFiles files;
+  const std::string& prefix = args["--out"];
+  auto stage = [&](const char* suffix, std::string* path) {
+    size_t index = 0;
+    gdr::Status s = add_output(outputs, prefix, suffix, &index);
+    if (s) *path = outputs.temporary(index);
+    return s;
+  };
+  gdr::Status staged = gdr::Status::ok();
+  if (emit == "obj") {
+    staged = stage(".o", &files.object);
+    if (staged) staged = stage(".h", &files.header);
+    if (staged && assembly) staged = stage(".s", &files.assembly);
+    files.header_final = prefix + ".h";
+  } else if (emit == "asm") {
+    staged = stage(".s", &files.assembly);
+  } else {
+    staged = stage(".ll", &files.llvm_ir);
+  }
+  if (!staged) return usage_error(staged.message());
+  if (gdr::Status s = gdr::compiler::compile_chunked_to_files(spec, halide_target, name, files); !s)
     return failed(s.message());
   if (gdr::Status s = outputs.commit(); !s) return failed(s.message());
   std::printf("%s\n", name.c_str());
@@ -215,12 +264,17 @@ int main(int argc, char** argv) {
   Args args = flags.all();
   if (args.count("--runtime")) {
     for (const auto& [flag, value] : args)
-      if (flag != "--runtime" && flag != "--target")
-        return usage_error("--runtime takes only --target, not " + flag);
+      if (flag != "--runtime" && !kTargetFlags.count(flag))
+        return usage_error("--runtime takes only the target flags, not " + flag);
+    gdr::compiler::Target target;
+    if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
+    std::string halide_target;
+    if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s)
+      return usage_error("--target: " + s.message());
     gdr::support::StagedOutputs outputs;
     if (gdr::Status s = outputs.add("--runtime " + args["--runtime"], args["--runtime"]); !s)
       return usage_error(s.message());
-    gdr::Status s = gdr::compiler::compile_halide_runtime(flags.get("--target", "host"), outputs.temporary(0));
+    gdr::Status s = gdr::compiler::compile_halide_runtime(halide_target, outputs.temporary(0));
     if (s) s = outputs.commit();
     return s ? gdr::tools::kExitOk : failed(s.message());
   }

@@ -40,15 +40,16 @@ CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec);
 // validates, compiles through compile_chunked's cache, executes.
 RouteRunner chunked_runner(const ChunkedSpec& spec);
 
-// AOT: writes the object and header holding the Halide function
-// `function_name` for `target` ("host" or a Halide target string such as
-// "x86-64-linux-avx2-fma"), built without a Halide runtime (link exactly one
-// object from compile_halide_runtime into the program), and the assembly
-// where `files.assembly` is not empty. The paths are written as given (the
-// caller stages them); the header's include guard is named after
-// `header_final` when given (the path a staged header will have).
+// AOT: writes the Halide function `function_name` for `target` ("host" or a
+// Halide target string such as "x86-64-linux-avx2-fma", see
+// halide_target_string), built without a Halide runtime (link exactly one
+// object from compile_halide_runtime into the program): each of the object,
+// Halide's header, the assembly and the LLVM IR whose path is not empty.
+// The paths are written as given (the caller stages them); the header's
+// include guard is named after `header_final` when given (the path a staged
+// header will have).
 struct ChunkedFiles {
-  std::string object, header, assembly, header_final;
+  std::string object, header, assembly, header_final, llvm_ir;
 };
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target,
                                 const std::string& function_name, const ChunkedFiles& files);
