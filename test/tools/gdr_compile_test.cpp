@@ -98,8 +98,9 @@ TEST_F(GdrCompileTest, BadOutputsAreRefusedBeforeCompilingAndLeaveNothing) {
 }
 
 // Success writes exactly the outputs asked for, under their own names: no
-// temporary left, the chunked header's include guard named after the
-// header (not its staging name), the library's soname its file name.
+// temporary or scratch file left, the chunked header gdr's own (its include
+// guard named after the kernel, no Halide header, no staging name), the
+// library's soname its file name.
 TEST_F(GdrCompileTest, OutputsAppearTogetherUnderTheirNames) {
   Result r = compile(std::string(kRecurrent) + "--out a --shared 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -107,8 +108,10 @@ TEST_F(GdrCompileTest, OutputsAppearTogetherUnderTheirNames) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(listing(), (std::vector<std::string>{"a.h", "a.o", "a.so", "b.h", "b.o", "b.s"}));
   const std::string header = text_of("b.h");
-  EXPECT_NE(header.find("#ifndef HALIDE__b_h\n"), std::string::npos) << header.substr(0, 200);
+  EXPECT_NE(header.find("#ifndef GDR_KERNEL_GDR_CHUNKED_F32_K8_V16__C16_W"), std::string::npos) << header.substr(0, 200);
   EXPECT_EQ(header.find("tmp"), std::string::npos);
+  EXPECT_EQ(header.find("Halide"), header.find("(Halide ") + 1) << "only the target names Halide";
+  EXPECT_EQ(header.find("#include \"Halide"), std::string::npos);
   const std::string so = text_of("a.so");
   EXPECT_NE(so.find("a.so"), std::string::npos);
   EXPECT_EQ(so.find(".tmp."), std::string::npos) << "the soname is the staging name";
@@ -188,8 +191,9 @@ TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
   EXPECT_NE(bad.err.find("--cpu: unknown CPU 'haswell' for aarch64-linux-gnu"), std::string::npos) << bad.err;
 }
 
-// The chunked route stops at the stages Halide has: its LLVM IR, the
-// assembly, or the object and header; it has no gdr module. Built for
+// The chunked route stops at the stages Halide has: the pipeline's LLVM IR
+// or assembly (`<name>_halide`), or the object (with the entry point) and
+// header; it has no gdr module. Built for
 // --target aarch64 (Halide's arm-64-linux, NEON: 4 floats by default).
 TEST_F(GdrCompileTest, ChunkedEmitStopsAtEachStage) {
   const std::string name = "gdr_chunked_f32_k8_v16__c16_w4";
@@ -197,7 +201,7 @@ TEST_F(GdrCompileTest, ChunkedEmitStopsAtEachStage) {
     std::string emit, file, must_contain;
   };
   const Case cases[] = {
-      {"llvm", "k.ll", "define i32 @" + name + "("},
+      {"llvm", "k.ll", "define i32 @" + name + "_halide("},  // the pipeline, no entry point yet
       {"asm", "k.s", "fmla"},
       {"obj", "k.o", "\x7f" "ELF"},
   };
@@ -269,6 +273,31 @@ TEST_F(GdrCompileTest, ChunkedTargetsGetTheirOwnVectors) {
     const std::string listing = text_of("k.s");
     EXPECT_EQ(listing.find("zmm") != std::string::npos, c.zmm) << c.flags;
     EXPECT_NE(listing.find("ymm"), std::string::npos) << c.flags;
+  }
+}
+
+// One header format for both routes: plain C (C99, every warning an error)
+// and C++17 with the gdr::Kernel helper, needing only the runtime's headers
+// (no Halide or compiler include folder is given).
+TEST_F(GdrCompileTest, TheHeaderOfEitherRouteIsCAndCpp) {
+  const std::string include = std::string("-I") + GDR_RUNTIME_INCLUDE_DIR;
+  for (const std::string route : {std::string(kRecurrent), std::string(kChunked)}) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(route + "--target aarch64 --out k");
+    ASSERT_EQ(r.exit_code, 0) << route << ": " << r.err;
+    const std::string header = text_of("k.h");
+    for (const char* needed : {"int32_t gdr_", "_info[GDR_KERNEL_INFO_FIELDS]", "_K = 8,", "_V = 16,",
+                               "_column_align = ", "_scratch_floats = ", "_vector_bits = 128",
+                               "_target \"aarch64-linux-gnu generic", "_required_cpu_features \"asimd\"",
+                               "_kernel(gdr::Kernel* kernel)", "gdr::kernel_from_info("})
+      EXPECT_NE(header.find(needed), std::string::npos) << route << needed << "\n" << header;
+    const std::string c = std::string(GDR_C_COMPILER) + " -std=c99 -Wall -Wextra -Werror -fsyntax-only " +
+                          include + " -I" + folder_ + " -x c " + folder_ + "/k.h";
+    EXPECT_EQ(std::system(c.c_str()), 0) << c;
+    const std::string cpp = std::string(GDR_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only " +
+                            include + " -x c++ " + folder_ + "/k.h";
+    EXPECT_EQ(std::system(cpp.c_str()), 0) << cpp;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gdr/compiler/compiled_kernel.h"
+#include "gdr/compiler/target.h"
 #include "gdr/compiler/variant.h"
 #include "gdr/runtime.h"
 #include "gdr/schedules/schedule.h"
@@ -54,6 +55,15 @@ struct ChunkedFiles {
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target,
                                 const std::string& function_name, const ChunkedFiles& files);
 Status compile_halide_runtime(const std::string& target, const std::string& object_path);
+
+// AOT as the recurrent route's objects are: one relocatable object at
+// `object_path` for `target` (its Halide target from halide_target_string)
+// holding the pipeline `<name>_halide` (no Halide runtime inside), the entry
+// point `int32_t <name>(const gdr_kernel_args*)` (through the runtime's
+// gdr_halide_chunked_entry) and `<name>_info`, `<name>_cpu_features`; and
+// the pipeline's assembly where `assembly_path` is not empty.
+Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, const std::string& name,
+                              const std::string& object_path, const std::string& assembly_path);
 
 // Installs Route::Chunked (the tuned hand schedule, else the default; see
 // plan.h) and
