@@ -83,6 +83,10 @@ Status target_for(const std::string& triple, const std::string& cpu, const std::
   return Status::ok();
 }
 
+std::string architecture_name(const std::string& triple) {
+  return llvm::Triple::getArchTypeName(llvm::Triple(llvm::Triple::normalize(triple)).getArch()).str();
+}
+
 bool target_has_features(const Target& target, const std::string& features) {
   initialize_native_target();
   std::string error;

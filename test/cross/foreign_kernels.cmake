@@ -32,7 +32,7 @@ if(FOREIGN_TARGET STREQUAL "aarch64")
     skip("${sysroot}/lib/ld-linux-aarch64.so.1 not found (Debian package libc6-dev-arm64-cross)")
   endif()
   set(configure -DCMAKE_TOOLCHAIN_FILE=${SOURCE_DIR}/cmake/toolchains/aarch64-linux-gnu.cmake
-      "-DGDR_TARGET_FLAGS=--target aarch64" -DVECTOR_WIDTH=4)
+      "-DGDR_TARGET_FLAGS=--target aarch64" "-DGDR_LIBRARY_TARGET_FLAGS=--target cortex-a76" -DVECTOR_WIDTH=4)
   set(run_prefix ${qemu} -L ${sysroot})
   set(elf_machine b700)  # EM_AARCH64 = 183, little-endian
 elseif(FOREIGN_TARGET STREQUAL "x86-64-v3")
@@ -41,7 +41,7 @@ elseif(FOREIGN_TARGET STREQUAL "x86-64-v3")
     skip("this CPU has no AVX2 and FMA to run x86-64-v3 code")
   endif()
   set(configure -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C}
-      "-DGDR_TARGET_FLAGS=--target x86-64-v3" -DVECTOR_WIDTH=8)
+      "-DGDR_TARGET_FLAGS=--target x86-64-v3" "-DGDR_LIBRARY_TARGET_FLAGS=--target x86-64-v3" -DVECTOR_WIDTH=8)
   set(elf_machine 3e00)  # EM_X86_64 = 62
 else()
   message(FATAL_ERROR "FOREIGN_TARGET: expected aarch64 or x86-64-v3, got '${FOREIGN_TARGET}'")
@@ -57,14 +57,15 @@ gdr_step("build for ${FOREIGN_TARGET}" COMMAND ${CMAKE_COMMAND} --build ${build}
 
 # The program and every kernel object are the target's ELF files (e_machine).
 file(GLOB objects ${build}/kernels/*.o)
-foreach(f ${build}/foreign_kernels ${objects})
+file(GLOB libraries ${build}/libraries/*.so)
+foreach(f ${build}/foreign_kernels ${build}/load_kernels ${objects} ${libraries})
   file(READ ${f} machine OFFSET 18 LIMIT 2 HEX)
   if(NOT machine STREQUAL elf_machine)
     message(FATAL_ERROR "${f}: ELF machine ${machine}, expected ${elf_machine} for ${FOREIGN_TARGET}")
   endif()
 endforeach()
 if(FOREIGN_TARGET STREQUAL "x86-64-v3")
-  foreach(o ${objects})
+  foreach(o ${objects} ${libraries})
     gdr_step("disassemble ${o}" COMMAND /usr/lib/llvm-14/bin/llvm-objdump -d ${o} OUTPUT_VARIABLE listing)
     if(listing MATCHES "zmm")
       message(FATAL_ERROR "${o} (x86-64-v3) uses 512-bit registers")
@@ -77,3 +78,20 @@ endif()
 gdr_step("run on ${FOREIGN_TARGET}" COMMAND ${run_prefix} ${build}/foreign_kernels EXPECT "foreign kernels: ok\n"
          OUTPUT_VARIABLE out)
 message("${out}")
+
+# The libraries through gdr::load_kernel (both routes, each .so with what it
+# needs inside), on a CPU that has their features.
+file(READ ${build}/libraries.txt library_args)
+gdr_step("load and run the libraries on ${FOREIGN_TARGET}" COMMAND ${run_prefix} ${build}/load_kernels ${library_args}
+         EXPECT "loaded kernels: ok\n" OUTPUT_VARIABLE out)
+message("${out}")
+if(FOREIGN_TARGET STREQUAL "aarch64")
+  # A Cortex-A53 (ARMv8.0) lacks the dot product the cortex-a76 libraries may
+  # use: the loader refuses them, naming the file and the feature.
+  execute_process(COMMAND ${qemu} -cpu cortex-a53 -L ${sysroot} ${build}/load_kernels ${library_args}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 3 OR NOT out MATCHES "refused: [^\n]*/recurrent.so: kernel '[^']*' needs the CPU feature dotprod, which this CPU lacks")
+    message(FATAL_ERROR "load_kernels on a cortex-a53: exit ${rc}, expected 3 and a refusal naming dotprod:\n${out}${err}")
+  endif()
+  message(STATUS "cortex-a76 libraries refused on a cortex-a53: ${out}")
+endif()

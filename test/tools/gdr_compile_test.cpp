@@ -301,5 +301,39 @@ TEST_F(GdrCompileTest, TheHeaderOfEitherRouteIsCAndCpp) {
   }
 }
 
+// Libraries of either route: --shared 1 and --archive 1 write PREFIX.so and
+// PREFIX.a beside the object and header; a chunked archive holds the kernel,
+// its Halide runtime and gdr's Halide bridge. A chunked library for another
+// architecture needs that architecture's bridge: refused before compiling
+// without it, or with one for the wrong architecture.
+TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
+  for (const std::string route : {std::string(kRecurrent), std::string(kChunked)}) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(route + "--out k --shared 1 --archive 1");
+    ASSERT_EQ(r.exit_code, 0) << route << ": " << r.err;
+    EXPECT_EQ(listing(), (std::vector<std::string>{"k.a", "k.h", "k.o", "k.so"})) << route;
+    const std::string archive = text_of("k.a");
+    EXPECT_EQ(archive.rfind("!<arch>\n", 0), 0u);
+    const bool chunked = route == kChunked;
+    EXPECT_EQ(archive.find("halide_runtime.o/") != std::string::npos, chunked) << route;
+    EXPECT_EQ(archive.find("halide_chunked_abi.cpp.o/") != std::string::npos, chunked) << route;
+    EXPECT_NE(archive.find(chunked ? "gdr_chunked_f32_k8_v16__c16_w" : "gdr_recurrent_f32_k8_v16__w"), std::string::npos);
+  }
+  fs::remove_all(folder_);
+  fs::create_directory(folder_);
+  Result r = compile(std::string(kChunked) + "--target aarch64 --out k --archive 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--halide-abi: a chunked aarch64 library needs gdr's Halide bridge built for aarch64"),
+            std::string::npos) << r.err;
+  r = compile(std::string(kChunked) + "--target aarch64 --out k --shared 1 --halide-abi " + GDR_HALIDE_ABI_LIBRARY);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(": built for x86_64, the target is aarch64"), std::string::npos) << r.err;
+  r = compile(std::string(kRecurrent) + "--out k --emit asm --archive 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--archive: needs --emit obj"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace gdr::test

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -25,6 +26,7 @@
 #include "gdr/compiler/object_kernel_info.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/shared_object.h"
+#include "gdr/compiler/static_library.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/target_flags.h"
 #include "gdr/compiler/variant.h"
@@ -42,21 +44,25 @@ const char kUsage[] =
     "               or --triple T [--cpu C] [--features F]; a CPU brings its own features and vector\n"
     "               width, a triple alone its generic CPU; both routes are built for the same target\n"
     "       recurrent: [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2] [--vector-bits 512]\n"
-    "                  [--shared 1: also link PREFIX.so for gdr::load_kernel (ld.lld)]\n"
     "         schedule flags default to the target's default schedule\n"
     "       chunked: [--schedule c16-w16 (vector width capped at the target's)]\n"
     "                [--scheduler hand|adams2019] [--name FUNCTION] [--asm 1: also write PREFIX.s]\n"
-    "         PREFIX.o has no Halide runtime inside\n"
+    "                [--halide-abi LIB: gdr's Halide bridge for the target's architecture, for\n"
+    "                 --shared/--archive (default: this gdr's, for this machine's architecture)]\n"
+    "         PREFIX.o has no Halide runtime inside (link one from --runtime and gdr::halide_abi)\n"
+    "       libraries (--emit obj, either route): [--shared 1: also link PREFIX.so for gdr::load_kernel]\n"
+    "         [--archive 1: also write PREFIX.a: the object and, for chunked, the Halide runtime and\n"
+    "          bridge, so that a program links PREFIX.a and gdr::runtime only]\n"
     "       gdr-compile --runtime OBJECT [target]\n"
     "         writes the one Halide runtime object chunked kernels link against\n"
     "       gdr-compile --version\n";
 
-const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out", "--target",
-                                            "--triple", "--cpu", "--features", "--emit"};
+const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out", "--target", "--triple",
+                                            "--cpu", "--features", "--emit", "--shared", "--archive"};
 const std::set<std::string> kTargetFlags = {"--target", "--triple", "--cpu", "--features"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
-                                               "--vector-bits", "--shared"};
-const std::set<std::string> kChunkedFlags = {"--schedule", "--scheduler", "--name", "--asm"};
+                                               "--vector-bits"};
+const std::set<std::string> kChunkedFlags = {"--schedule", "--scheduler", "--name", "--asm", "--halide-abi"};
 
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-compile: %s\n", message.c_str());
@@ -69,6 +75,18 @@ int usage_error(const std::string& message) { return fail(gdr::tools::kExitUsage
 int failed(const std::string& message) { return fail(gdr::tools::kExitFailed, message); }
 
 using Args = std::map<std::string, std::string>;
+
+// This gdr's Halide bridge for this machine: installed beside the tools
+// (PREFIX/lib), else the one of the build tree this gdr-compile belongs to.
+std::string own_halide_abi() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = exe.parent_path() / GDR_HALIDE_ABI_FROM_BINDIR;
+    if (std::filesystem::is_regular_file(installed, ec)) return installed.lexically_normal().string();
+  }
+  return std::filesystem::is_regular_file(GDR_HALIDE_ABI_BUILT, ec) ? GDR_HALIDE_ABI_BUILT : "";
+}
 
 // Stages PREFIX + suffix, named by the flag that gave it. A prefix must name
 // a file to come: not empty, not a folder.
@@ -118,6 +136,91 @@ gdr::Status kernel_header_of(const std::string& object_path, const std::string& 
   return gdr::Status::ok();
 }
 
+// --shared 1 and --archive 1: which libraries to link beside the object.
+struct Libraries {
+  bool shared = false, archive = false;
+  size_t so = 0, a = 0;        // their indices in the staged outputs
+  std::string halide_abi;      // chunked: gdr's Halide bridge for the target (an archive)
+};
+
+// Reads --shared and --archive (both need --emit obj) and, for a chunked
+// kernel, finds the Halide bridge they link (--halide-abi, else this gdr's
+// own when the target is this machine's architecture) and checks its
+// architecture. Usage errors only.
+gdr::Status libraries_of(const gdr::tools::Flags& flags, const std::string& emit, bool chunked,
+                         const gdr::compiler::Target& target, Libraries* libraries) {
+  int64_t shared = 0, archive = 0;
+  for (gdr::Status s : {flags.integer("--shared", 0, 1, &shared), flags.integer("--archive", 0, 1, &archive)})
+    if (!s) return s;
+  libraries->shared = shared != 0;
+  libraries->archive = archive != 0;
+  if (shared && emit != "obj") return gdr::Status::error("--shared: needs --emit obj");
+  if (archive && emit != "obj") return gdr::Status::error("--archive: needs --emit obj");
+  if (!chunked || (!shared && !archive)) {
+    if (flags.has("--halide-abi")) return gdr::Status::error("--halide-abi: only for a chunked --shared or --archive");
+    return gdr::Status::ok();
+  }
+  const std::string arch = gdr::compiler::architecture_name(target.triple);
+  std::string path = flags.get("--halide-abi");
+  if (path.empty()) {
+    if (arch != gdr::compiler::architecture_name(gdr::compiler::host_target().triple))
+      return gdr::Status::error("--halide-abi: a chunked " + arch + " library needs gdr's Halide bridge built for " +
+                                arch + " (libgdr_halide_abi.a of a runtime built with cmake/toolchains/); give its path");
+    path = own_halide_abi();
+    if (path.empty())
+      return gdr::Status::error("--halide-abi: this gdr-compile finds no libgdr_halide_abi.a beside it; give its path");
+  }
+  std::string found;
+  if (gdr::Status s = gdr::compiler::object_architecture(path, &found); !s) return gdr::Status::error("--halide-abi: " + s.message());
+  if (found != arch)
+    return gdr::Status::error("--halide-abi " + path + ": built for " + found + ", the target is " + arch);
+  libraries->halide_abi = path;
+  return gdr::Status::ok();
+}
+
+// Stages PREFIX.so and PREFIX.a as asked.
+gdr::Status stage_libraries(gdr::support::StagedOutputs& outputs, const std::string& prefix, Libraries* libraries) {
+  if (libraries->shared)
+    if (gdr::Status s = add_output(outputs, prefix, ".so", &libraries->so); !s) return s;
+  if (libraries->archive)
+    if (gdr::Status s = add_output(outputs, prefix, ".a", &libraries->a); !s) return s;
+  return gdr::Status::ok();
+}
+
+// Links the staged object (output 0) into the libraries asked for: a shared
+// object for gdr::load_kernel, and NAME.a holding the object, so that a
+// program links it with gdr::runtime alone; a chunked kernel's libraries
+// also hold the Halide runtime for its target and gdr's Halide bridge (each
+// .so its own copy: -Bsymbolic binds the library to it).
+gdr::Status link_libraries(gdr::support::StagedOutputs& outputs, const std::string& prefix, const std::string& name,
+                           const gdr::compiler::Target& target, bool chunked, const Libraries& libraries) {
+  if (!libraries.shared && !libraries.archive) return gdr::Status::ok();
+  const std::string& object = outputs.temporary(0);
+  std::unique_ptr<gdr::compiler::ScratchFile> runtime;
+  if (chunked) {
+    runtime = std::make_unique<gdr::compiler::ScratchFile>(object, ".runtime.o");
+    if (!runtime->status()) return runtime->status();
+    std::string halide_target;
+    if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s) return s;
+    if (gdr::Status s = gdr::compiler::compile_halide_runtime(halide_target, runtime->path()); !s) return s;
+  }
+  if (libraries.shared) {
+    std::vector<std::string> inputs = {object};
+    if (chunked) inputs.insert(inputs.end(), {runtime->path(), libraries.halide_abi});
+    if (gdr::Status s = gdr::compiler::link_shared_object(inputs, outputs.temporary(libraries.so),
+                                                          std::filesystem::path(prefix + ".so").filename());
+        !s)
+      return gdr::Status::error("--shared: " + s.message());
+  }
+  if (libraries.archive) {
+    std::vector<gdr::compiler::ArchiveInput> members = {{object, name + ".o"}};
+    if (chunked) members.insert(members.end(), {{runtime->path(), "halide_runtime.o"}, {libraries.halide_abi, ""}});
+    if (gdr::Status s = gdr::compiler::write_static_library(members, outputs.temporary(libraries.a)); !s)
+      return gdr::Status::error("--archive: " + s.message());
+  }
+  return gdr::Status::ok();
+}
+
 int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::KernelSpec& spec) {
   gdr::compiler::Target target;
   if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
@@ -137,8 +240,6 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
                         flags.integer("--prefetch", 0, 1024, &schedule.prefetch)})
     if (!s) return usage_error(s.message());
 
-  int64_t shared = 0;
-  if (gdr::Status s = flags.integer("--shared", 0, 1, &shared); !s) return usage_error(s.message());
   // mlir: the gdr module; llvm, asm: the optimised LLVM IR or the assembly
   // of the same code; obj (object): the object and its header.
   std::string emit;
@@ -146,7 +247,9 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   const std::map<std::string, std::pair<const char*, gdr::compiler::RecurrentOutput>> text_outputs = {
       {"llvm", {".ll", gdr::compiler::RecurrentOutput::LlvmIr}},
       {"asm", {".s", gdr::compiler::RecurrentOutput::Assembly}}};
-  if (shared && emit != "obj") return usage_error("--shared: needs --emit obj");
+  Libraries libraries;
+  if (gdr::Status s = libraries_of(flags, emit, /*chunked=*/false, target, &libraries); !s)
+    return usage_error(s.message());
 
   const std::string prefix = flags.get("--out");
   const std::string name = variant.name();
@@ -164,9 +267,9 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
     if (gdr::Status s = outputs.write(0, {std::string_view(text.data(), text.size())}); !s)
       return failed(s.message());
   } else {
-    for (const char* suffix : {".o", ".h", ".so"})
-      if (std::string(suffix) != ".so" || shared)
-        if (gdr::Status s = add_output(outputs, prefix, suffix); !s) return usage_error(s.message());
+    for (const char* suffix : {".o", ".h"})
+      if (gdr::Status s = add_output(outputs, prefix, suffix); !s) return usage_error(s.message());
+    if (gdr::Status s = stage_libraries(outputs, prefix, &libraries); !s) return usage_error(s.message());
     std::vector<char> code;
     if (gdr::Status s = gdr::compiler::compile_recurrent_object(spec, schedule, target, &code); !s)
       return failed(s.message());
@@ -184,10 +287,8 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
         !s)
       return failed(s.message());
     if (gdr::Status s = outputs.write(1, {header}); !s) return failed(s.message());
-    if (shared)
-      if (gdr::Status s = gdr::compiler::link_shared_object(outputs.temporary(0), outputs.temporary(2),
-                                                            std::filesystem::path(prefix + ".so").filename()); !s)
-        return failed("--shared: " + s.message());
+    if (gdr::Status s = link_libraries(outputs, prefix, name, target, /*chunked=*/false, libraries); !s)
+      return failed(s.message());
   }
   if (gdr::Status s = outputs.commit(); !s) return failed(s.message());
   std::printf("%s\n", name.c_str());
@@ -231,6 +332,9 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
   int64_t assembly = 0;
   if (gdr::Status s = flags.integer("--asm", 0, 1, &assembly); !s) return usage_error(s.message());
   if (assembly && emit != "obj") return usage_error("--asm: needs --emit obj (--emit asm writes only the assembly)");
+  Libraries libraries;
+  if (gdr::Status s = libraries_of(flags, emit, /*chunked=*/true, target, &libraries); !s)
+    return usage_error(s.message());
   gdr::support::StagedOutputs outputs;
   gdr::compiler::ChunkedFiles files;
   const std::string& prefix = args["--out"];
@@ -246,6 +350,7 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
     std::string header;  // written from the object's table, index 1
     if (staged) staged = stage(".h", &header);
     if (staged && assembly) staged = stage(".s", &files.assembly);
+    if (staged) staged = stage_libraries(outputs, prefix, &libraries);
   } else if (emit == "asm") {
     staged = stage(".s", &files.assembly);
   } else {
@@ -262,6 +367,8 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
         !s)
       return failed(s.message());
     if (gdr::Status s = outputs.write(1, {header}); !s) return failed(s.message());
+    if (gdr::Status s = link_libraries(outputs, prefix, name, target, /*chunked=*/true, libraries); !s)
+      return failed(s.message());
   } else if (gdr::Status s = gdr::compiler::compile_chunked_to_files(spec, halide_target, name + "_halide", files); !s) {
     return failed(s.message());
   }
