@@ -27,15 +27,15 @@ ScratchFile::~ScratchFile() {
 }
 
 Status link_aot_object(const Target& target, const std::string& name,
-                       const std::vector<std::string>& code_objects, const ChunkedEntry* chunked,
+                       const std::vector<std::string>& code_objects, const EntryPoint* entry,
                        const std::string& object_path) {
-  std::vector<char> entry;
-  if (Status s = aot_entry_object(target, name, chunked, &entry); !s) return s;
+  std::vector<char> bytes;
+  if (Status s = aot_entry_object(target, name, entry, &bytes); !s) return s;
   ScratchFile entry_file(object_path, ".entry.o");
   if (!entry_file.status()) return entry_file.status();
   {
     std::ofstream out(entry_file.path(), std::ios::binary | std::ios::trunc);
-    out.write(entry.data(), static_cast<std::streamsize>(entry.size()));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) return Status::error("cannot write " + entry_file.path());
   }
   std::vector<std::string> inputs = code_objects;

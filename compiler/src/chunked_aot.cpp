@@ -82,8 +82,9 @@ Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, con
                               const std::string& object_path, const std::string& assembly_path) {
   std::string halide_target;
   if (Status s = halide_target_string(target, &halide_target); !s) return s;
-  ChunkedEntry entry;
-  entry.halide_function = name + "_halide";
+  EntryPoint entry;
+  entry.kind = EntryPoint::Kind::Halide;
+  entry.callee = name + "_halide";
   entry.chunk = spec.schedule.chunk;
   entry.info.assign(GDR_KERNEL_INFO_FIELDS, 0);
   entry.info[GDR_INFO_ABI_VERSION] = GDR_KERNEL_ABI_VERSION;
@@ -98,7 +99,7 @@ Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, con
       spec.scheduler == Scheduler::Hand ? 32 * spec.schedule.vector_width : target.vector_bits;
   ScratchFile pipeline(object_path, ".halide.o");
   if (!pipeline.status()) return pipeline.status();
-  if (Status s = compile_chunked_to_files(spec, halide_target, entry.halide_function,
+  if (Status s = compile_chunked_to_files(spec, halide_target, entry.callee,
                                           {pipeline.path(), "", assembly_path, "", ""});
       !s)
     return s;

@@ -41,7 +41,7 @@ elseif(FOREIGN_TARGET STREQUAL "x86-64-v3")
     skip("this CPU has no AVX2 and FMA to run x86-64-v3 code")
   endif()
   set(configure -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C}
-      "-DGDR_TARGET_FLAGS=--target x86-64-v3" "-DGDR_LIBRARY_TARGET_FLAGS=--target x86-64-v3" -DVECTOR_WIDTH=8)
+      "-DGDR_TARGET_FLAGS=--target x86-64-v3" "-DGDR_LIBRARY_TARGET_FLAGS=--target x86-64-v3" -DVECTOR_WIDTH=8 -DHELPER_TARGET=x86-64-v3)
   set(elf_machine 3e00)  # EM_X86_64 = 62
 else()
   message(FATAL_ERROR "FOREIGN_TARGET: expected aarch64 or x86-64-v3, got '${FOREIGN_TARGET}'")
@@ -56,7 +56,7 @@ gdr_step("configure for ${FOREIGN_TARGET}" COMMAND ${CMAKE_COMMAND} -S ${SOURCE_
 gdr_step("build for ${FOREIGN_TARGET}" COMMAND ${CMAKE_COMMAND} --build ${build})
 
 # The program and every kernel object are the target's ELF files (e_machine).
-file(GLOB objects ${build}/kernels/*.o)
+file(GLOB objects ${build}/kernels/*.o ${build}/helper_*/*.o)
 file(GLOB libraries ${build}/libraries/*.so)
 foreach(f ${build}/foreign_kernels ${build}/load_kernels ${objects} ${libraries})
   file(READ ${f} machine OFFSET 18 LIMIT 2 HEX)

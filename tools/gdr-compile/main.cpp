@@ -3,6 +3,7 @@
 // object that programs linking chunked kernels need. Every output is checked
 // before compiling and all appear together or none (support::StagedOutputs).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -43,10 +44,12 @@ const char kUsage[] =
     "               [--cpu C] (with a triple) [--features F] (LLVM's, e.g. +avx2,+fma)\n"
     "               or --triple T [--cpu C] [--features F]; a CPU brings its own features and vector\n"
     "               width, a triple alone its generic CPU; both routes are built for the same target\n"
-    "       recurrent: [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2] [--vector-bits 512]\n"
+    "       [--name FUNCTION: the entry point's name (default: the variant's, as printed)]\n"
+    "       recurrent: [--schedule w16-vt64-u1-p2] [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
+    "                  [--vector-bits 512]\n"
     "         schedule flags default to the target's default schedule\n"
     "       chunked: [--schedule c16-w16 (vector width capped at the target's)]\n"
-    "                [--scheduler hand|adams2019] [--name FUNCTION] [--asm 1: also write PREFIX.s]\n"
+    "                [--scheduler hand|adams2019] [--asm 1: also write PREFIX.s]\n"
     "                [--halide-abi LIB: gdr's Halide bridge for the target's architecture, for\n"
     "                 --shared/--archive (default: this gdr's, for this machine's architecture)]\n"
     "         PREFIX.o has no Halide runtime inside (link one from --runtime and gdr::halide_abi)\n"
@@ -58,11 +61,12 @@ const char kUsage[] =
     "       gdr-compile --version\n";
 
 const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out", "--target", "--triple",
-                                            "--cpu", "--features", "--emit", "--shared", "--archive"};
+                                            "--cpu", "--features", "--emit", "--shared", "--archive",
+                                            "--schedule", "--name"};
 const std::set<std::string> kTargetFlags = {"--target", "--triple", "--cpu", "--features"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
                                                "--vector-bits"};
-const std::set<std::string> kChunkedFlags = {"--schedule", "--scheduler", "--name", "--asm", "--halide-abi"};
+const std::set<std::string> kChunkedFlags = {"--scheduler", "--asm", "--halide-abi"};
 
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-compile: %s\n", message.c_str());
@@ -97,6 +101,13 @@ gdr::Status add_output(gdr::support::StagedOutputs& outputs, const std::string& 
     return gdr::Status::error("--out " + prefix + ": names a folder; give a path prefix such as " +
                               prefix + "kernel");
   return outputs.add("--out " + prefix + suffix, prefix + suffix, index);
+}
+
+// A name the header and the object can both use.
+bool valid_c_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 // The target both routes are built for, from --target, --triple, --cpu and
@@ -233,6 +244,12 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   // Out-of-range knobs are the dialect verifier's to explain (it names them).
   gdr::compiler::Variant variant = gdr::compiler::recurrent_variant(
       spec.K, spec.V, gdr::compiler::dialect_default_recurrent(spec.K, target));
+  // --schedule (the tuning database's text, w16-vt64-u1-p2), then each knob's flag.
+  if (flags.has("--schedule")) {
+    std::string error;
+    if (!gdr::compiler::parse_variant_schedule(gdr::Route::Recurrent, flags.get("--schedule"), &variant, &error))
+      return usage_error("--schedule: " + error);
+  }
   gdr::compiler::RecurrentSchedule& schedule = variant.recurrent;
   for (gdr::Status s : {flags.integer("--vector-width", 1, 1024, &schedule.vector_width),
                         flags.integer("--v-tile", 1, 1 << 20, &schedule.v_tile),
@@ -252,7 +269,8 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
     return usage_error(s.message());
 
   const std::string prefix = flags.get("--out");
-  const std::string name = variant.name();
+  const std::string name = flags.get("--name", variant.name());
+  if (!valid_c_name(name)) return usage_error("--name: '" + name + "' is not a C identifier");
   gdr::support::StagedOutputs outputs;
   if (emit == "mlir") {
     if (gdr::Status s = add_output(outputs, prefix, ".mlir"); !s) return usage_error(s.message());
@@ -279,7 +297,18 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
     if (!(std::ofstream(code_file.path(), std::ios::binary | std::ios::trunc)
               .write(code.data(), static_cast<std::streamsize>(code.size()))))
       return failed("cannot write " + code_file.path());
-    if (gdr::Status s = gdr::compiler::link_aot_object(target, name, {code_file.path()}, nullptr, outputs.temporary(0)); !s)
+    // Under another --name: an entry point of that name calling the kernel,
+    // with a copy of its whole table.
+    gdr::compiler::EntryPoint alias;
+    alias.kind = gdr::compiler::EntryPoint::Kind::Alias;
+    alias.callee = variant.name();
+    if (name != variant.name())
+      if (gdr::Status s = gdr::compiler::object_info_table(code, variant.name(), &alias.info); !s)
+        return failed(s.message());
+    if (gdr::Status s = gdr::compiler::link_aot_object(target, name, {code_file.path()},
+                                                       name != variant.name() ? &alias : nullptr,
+                                                       outputs.temporary(0));
+        !s)
       return failed(s.message());
     std::string header;
     if (gdr::Status s = kernel_header_of(outputs.temporary(0), name, variant, target.triple + " " + target.cpu,
@@ -324,6 +353,7 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
   }
   const gdr::compiler::ChunkedSpec spec{K, V, variant.chunked, variant.scheduler};
   const std::string name = args.count("--name") ? args["--name"] : variant.name();
+  if (!valid_c_name(name)) return usage_error("--name: '" + name + "' is not a C identifier");
   std::string emit;
   if (gdr::Status s = emit_of(flags, &emit); !s) return usage_error(s.message());
   if (emit == "mlir")

@@ -13,11 +13,11 @@
 namespace gdr::compiler {
 
 // Writes `object_path` from the code objects (files) and the entry object
-// for `target` (`chunked` null for a recurrent kernel, whose code has its
-// entry point and table). Scratch files go beside `object_path` and are
+// for `target` (`entry` null for a recurrent kernel under its own name,
+// whose code has its entry point and table). Scratch files go beside `object_path` and are
 // removed.
 Status link_aot_object(const Target& target, const std::string& name,
-                       const std::vector<std::string>& code_objects, const ChunkedEntry* chunked,
+                       const std::vector<std::string>& code_objects, const EntryPoint* entry,
                        const std::string& object_path);
 
 // A file of its own beside `near` (mkstemp), removed when this goes away.
