@@ -1,4 +1,4 @@
-// ExecuTorch-style chunked WY/UT prefill. Per (b, h) and chunk of L <= 32
+// ExecuTorch-style chunked WY/UT prefill. Per sequence, head and chunk of L <= 32
 // tokens, with G the inclusive cumulative log-decay per channel:
 //   kg = k e^G, qg = q e^G, kinv = k e^-G
 //   Tinv = (I + strict_tril(beta kg kinv^T))^-1  (forward substitution)
@@ -24,68 +24,79 @@ struct Slab {
 
 int32_t chunked(const gdr_kernel_args* a) {
   const int64_t T = a->T, K = a->K, V = a->V;
+  const bool scalar_decay = a->decay_kind == GDR_DECAY_SCALAR;
   Slab m(a->scratch, K, V);
-  for (int64_t bh = a->bh_begin; bh < a->bh_end; ++bh) {
-    float* S = a->final_state + bh * K * V;
-    const float* S0 = a->initial_state + bh * K * V;
+  float* S = a->final_state;
+  const float* S0 = a->initial_state;
+  if (S != S0)
     for (int64_t i = 0; i < K * V; ++i) S[i] = S0[i];
-    for (int64_t t0 = 0; t0 < T; t0 += C) {
-      const int64_t L = std::min(C, T - t0);
-      const int64_t tok = bh * T + t0;
-      const float* q = a->query + tok * K;
-      const float* k = a->key + tok * K;
-      const float* g = a->decay + tok * K;
-      const float* v = a->value + tok * V;
-      const float* beta = a->beta + tok;
-      float* out = a->out + tok * V;
+  for (int64_t t0 = 0; t0 < T; t0 += C) {
+    const int64_t L = std::min(C, T - t0);
+    const float* g = a->decay + t0 * a->decay_token_stride;
+    const float* beta = a->beta + t0 * a->beta_token_stride;
+    auto k = [&](int64_t i) { return a->key + (t0 + i) * a->key_token_stride; };
+    auto v = [&](int64_t i) { return a->value + (t0 + i) * a->value_token_stride; };
 
-      for (int64_t i = 0; i < L; ++i)
-        for (int64_t r = 0; r < K; ++r) {
-          const float prev = i ? m.G[(i - 1) * K + r] : 0.f;
-          m.G[i * K + r] = prev + std::log(g[i * K + r]);
-        }
-      for (int64_t i = 0; i < L * K; ++i) {
-        const float e = std::exp(m.G[i]);
-        m.kg[i] = k[i] * e;
-        m.qg[i] = q[i] * e;
-        m.kinv[i] = k[i] / e;
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t r = 0; r < K; ++r) {
+        const float prev = i ? m.G[(i - 1) * K + r] : 0.f;
+        const float d = g[i * a->decay_token_stride + (scalar_decay ? 0 : r)];
+        m.G[i * K + r] = prev + std::log(d);
       }
-      // A = strict lower (beta kg kinv^T), Aqk = lower (qg kinv^T).
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t r = 0; r < K; ++r) {
+        const float e = std::exp(m.G[i * K + r]);
+        m.kg[i * K + r] = k(i)[r] * e;
+        m.kinv[i * K + r] = k(i)[r] / e;
+      }
+    // A = strict lower (beta kg kinv^T).
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t j = 0; j < i; ++j) {
+        float kk = 0.f;
+        for (int64_t r = 0; r < K; ++r) kk += m.kg[i * K + r] * m.kinv[j * K + r];
+        m.A[i * C + j] = beta[i * a->beta_token_stride] * kk;
+      }
+    // Forward substitution: row i of w and u from the rows above it.
+    for (int64_t i = 0; i < L; ++i) {
+      const float bi = beta[i * a->beta_token_stride];
+      for (int64_t r = 0; r < K; ++r) m.w[i * K + r] = bi * m.kg[i * K + r];
+      for (int64_t c = 0; c < V; ++c) m.u[i * V + c] = bi * v(i)[c];
+      for (int64_t j = 0; j < i; ++j) {
+        const float aij = m.A[i * C + j];
+        for (int64_t r = 0; r < K; ++r) m.w[i * K + r] -= aij * m.w[j * K + r];
+        for (int64_t c = 0; c < V; ++c) m.u[i * V + c] -= aij * m.u[j * V + c];
+      }
+    }
+    // pv = u - w S.
+    for (int64_t i = 0; i < L; ++i) {
+      float* pv = m.pv + i * V;
+      for (int64_t c = 0; c < V; ++c) pv[c] = m.u[i * V + c];
+      for (int64_t r = 0; r < K; ++r) {
+        const float wr = m.w[i * K + r];
+        const float* row = S + r * V;
+        for (int64_t c = 0; c < V; ++c) pv[c] -= wr * row[c];
+      }
+    }
+    // Per readout: Aqk = lower (qg kinv^T), o = qg S + Aqk pv.
+    for (int64_t readout = 0; readout < a->readouts; ++readout) {
+      const float* q0 = a->query + readout * a->query_readout_stride + t0 * a->query_token_stride;
+      float* out0 = a->out + readout * a->out_readout_stride + t0 * a->out_token_stride;
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t r = 0; r < K; ++r)
+          m.qg[i * K + r] = q0[i * a->query_token_stride + r] * std::exp(m.G[i * K + r]);
       for (int64_t i = 0; i < L; ++i)
         for (int64_t j = 0; j <= i; ++j) {
-          float kk = 0.f, qk = 0.f;
-          for (int64_t r = 0; r < K; ++r) {
-            kk += m.kg[i * K + r] * m.kinv[j * K + r];
-            qk += m.qg[i * K + r] * m.kinv[j * K + r];
-          }
-          m.A[i * C + j] = j < i ? beta[i] * kk : 0.f;
+          float qk = 0.f;
+          for (int64_t r = 0; r < K; ++r) qk += m.qg[i * K + r] * m.kinv[j * K + r];
           m.Aqk[i * C + j] = qk;
         }
-      // Forward substitution: row i of w and u from the rows above it.
       for (int64_t i = 0; i < L; ++i) {
-        for (int64_t r = 0; r < K; ++r) m.w[i * K + r] = beta[i] * m.kg[i * K + r];
-        for (int64_t c = 0; c < V; ++c) m.u[i * V + c] = beta[i] * v[i * V + c];
-        for (int64_t j = 0; j < i; ++j) {
-          const float aij = m.A[i * C + j];
-          for (int64_t r = 0; r < K; ++r) m.w[i * K + r] -= aij * m.w[j * K + r];
-          for (int64_t c = 0; c < V; ++c) m.u[i * V + c] -= aij * m.u[j * V + c];
-        }
-      }
-      // pv = u - w S; o = qg S + Aqk pv.
-      for (int64_t i = 0; i < L; ++i) {
-        float* pv = m.pv + i * V;
-        float* o = out + i * V;
-        for (int64_t c = 0; c < V; ++c) {
-          pv[c] = m.u[i * V + c];
-          o[c] = 0.f;
-        }
+        float* o = out0 + i * a->out_token_stride;
+        for (int64_t c = 0; c < V; ++c) o[c] = 0.f;
         for (int64_t r = 0; r < K; ++r) {
-          const float wr = m.w[i * K + r], qr = m.qg[i * K + r];
+          const float qr = m.qg[i * K + r];
           const float* row = S + r * V;
-          for (int64_t c = 0; c < V; ++c) {
-            pv[c] -= wr * row[c];
-            o[c] += qr * row[c];
-          }
+          for (int64_t c = 0; c < V; ++c) o[c] += qr * row[c];
         }
         for (int64_t j = 0; j <= i; ++j) {
           const float aij = m.Aqk[i * C + j];
@@ -93,21 +104,40 @@ int32_t chunked(const gdr_kernel_args* a) {
           for (int64_t c = 0; c < V; ++c) o[c] += aij * pvj[c];
         }
       }
-      // S = e^{G_last} S + (k e^{G_last - G})^T pv; kinv is reused for the factor.
-      const float* Glast = m.G + (L - 1) * K;
-      for (int64_t j = 0; j < L; ++j)
-        for (int64_t r = 0; r < K; ++r)
-          m.kinv[j * K + r] = k[j * K + r] * std::exp(Glast[r] - m.G[j * K + r]);
-      for (int64_t r = 0; r < K; ++r) {
-        float* row = S + r * V;
-        const float e = std::exp(Glast[r]);
-        for (int64_t c = 0; c < V; ++c) row[c] *= e;
-        for (int64_t j = 0; j < L; ++j) {
-          const float f = m.kinv[j * K + r];
-          const float* pvj = m.pv + j * V;
-          for (int64_t c = 0; c < V; ++c) row[c] += f * pvj[c];
-        }
+    }
+    // S = e^{G_last} S + (k e^{G_last - G})^T pv; kinv is reused for the factor.
+    const float* Glast = m.G + (L - 1) * K;
+    for (int64_t j = 0; j < L; ++j)
+      for (int64_t r = 0; r < K; ++r)
+        m.kinv[j * K + r] = k(j)[r] * std::exp(Glast[r] - m.G[j * K + r]);
+    for (int64_t r = 0; r < K; ++r) {
+      float* row = S + r * V;
+      const float e = std::exp(Glast[r]);
+      for (int64_t c = 0; c < V; ++c) row[c] *= e;
+      for (int64_t j = 0; j < L; ++j) {
+        const float f = m.kinv[j * K + r];
+        const float* pvj = m.pv + j * V;
+        for (int64_t c = 0; c < V; ++c) row[c] += f * pvj[c];
       }
+    }
+  }
+  return 0;
+}
+
+// The guard's pre-scan of one task: 3 when its decay would break the
+// log/exp form (<= 0, NaN, or a chunk's channel sum of -log above 80).
+int32_t scan_decay(const gdr_kernel_args* a) {
+  const int64_t K = a->decay_kind == GDR_DECAY_SCALAR ? 1 : a->K;
+  for (int64_t t0 = 0; t0 < a->T; t0 += C) {
+    const int64_t L = std::min(C, a->T - t0);
+    for (int64_t r = 0; r < K; ++r) {
+      float sum = 0.f;
+      for (int64_t i = 0; i < L; ++i) {
+        const float d = a->decay[(t0 + i) * a->decay_token_stride + r];
+        if (!(d > 0.f)) return 3;  // also catches NaN
+        sum -= std::log(d);
+      }
+      if (sum > 80.f) return 3;
     }
   }
   return 0;
@@ -122,22 +152,11 @@ const Kernel& chunked_kernel() {
 }  // namespace
 
 bool chunked_needs_fallback(const Tensors& t) {
-  const int64_t heads = t.B * t.H;
-  for (int64_t bh = 0; bh < heads; ++bh)
-    for (int64_t t0 = 0; t0 < t.T; t0 += C) {
-      const int64_t L = std::min(C, t.T - t0);
-      const float* g = t.decay + (bh * t.T + t0) * t.K;
-      for (int64_t r = 0; r < t.K; ++r) {
-        float sum = 0.f;
-        for (int64_t i = 0; i < L; ++i) {
-          const float d = g[i * t.K + r];
-          if (!(d > 0.f)) return true;  // also catches NaN
-          sum -= std::log(d);
-        }
-        if (sum > 80.f) return true;
-      }
-    }
-  return false;
+  // Serial, as ExecuTorch's; a task that finds bad decay fails the call.
+  static const Kernel scan{"baseline-chunked-guard", scan_decay, 0, 0, 0, 1, nullptr};
+  Options serial;
+  serial.threads = 1;
+  return !execute(scan, t, serial);
 }
 
 Status run_chunked(const Tensors& t, const Options& options) {

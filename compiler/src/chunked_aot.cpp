@@ -97,6 +97,8 @@ Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, con
   entry.info[GDR_INFO_SCRATCH_FLOATS] = halide_chunked_scratch_floats(0, spec.K, spec.V);
   entry.info[GDR_INFO_VECTOR_BITS] =
       spec.scheduler == Scheduler::Hand ? 32 * spec.schedule.vector_width : target.vector_bits;
+  entry.info[GDR_INFO_DECAY_KIND] = spec.decay == DecayKind::Scalar ? GDR_DECAY_SCALAR : GDR_DECAY_CHANNEL;
+  entry.info[GDR_INFO_READOUTS] = spec.readouts;
   ScratchFile pipeline(object_path, ".halide.o");
   if (!pipeline.status()) return pipeline.status();
   if (Status s = compile_chunked_to_files(spec, halide_target, entry.callee,

@@ -149,6 +149,8 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
                          ? schedules::chunked_column_align(static_cast<int>(spec.V), spec.schedule)
                          : 0;
     k.scratch_floats = halide_chunked_scratch_floats;
+    k.decay_kind = spec.decay;
+    k.readouts = 1;
   } catch (const Halide::Error& e) {
     return {Status::error(std::string("Halide failed to compile ") + spec.variant().name() +
                           ": " + e.what()),

@@ -12,8 +12,12 @@ Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
   if (spec.K <= 0 || spec.V <= 0 || spec.K > kMaxHeadSize || spec.V > kMaxHeadSize)
     return Status::error("chunked kernel: K and V must be in [1, 2^20], got K=" +
                          std::to_string(spec.K) + ", V=" + std::to_string(spec.V));
+  if (spec.readouts != 1)
+    return Status::error("chunked kernel: grouped readout (" + std::to_string(spec.readouts) +
+                         " query heads per state head) is not built for the chunked route; the "
+                         "recurrent route runs it");
   schedules::define_chunked_algorithm(alg, static_cast<int>(spec.K), static_cast<int>(spec.V),
-                                      spec.schedule.chunk);
+                                      spec.schedule.chunk, spec.decay == DecayKind::Scalar);
   if (spec.scheduler == Scheduler::Hand) {
     schedules::apply_hand_schedule(alg, spec.schedule);
     return Status::ok();

@@ -23,25 +23,25 @@ std::string Plan::str() const {
          (tuned ? " (tuned)" : " (default)");
 }
 
-Plan plan(const TuningDb& db, Route route, int64_t K, int64_t V, int64_t T, int threads) {
+Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, int threads) {
   const TuningRecord* recurrent =
-      route == Route::Chunked ? nullptr : db.find(Route::Recurrent, K, V, T, threads);
+      route == Route::Chunked ? nullptr : db.find(Route::Recurrent, spec, T, threads);
   const TuningRecord* chunked =
-      route == Route::Recurrent ? nullptr : db.find(Route::Chunked, K, V, T, threads);
+      route == Route::Recurrent ? nullptr : db.find(Route::Chunked, spec, T, threads);
   const bool use_chunked =
       route == Route::Chunked || (route == Route::Auto && chunked_wins(recurrent, chunked));
   const TuningRecord* tuned = use_chunked ? chunked : recurrent;
   Plan p;
   p.tuned = tuned != nullptr;
   p.variant = p.tuned ? tuned->variant
-                      : default_variant(use_chunked ? Route::Chunked : Route::Recurrent, K, V, T,
+                      : default_variant(use_chunked ? Route::Chunked : Route::Recurrent, spec, T,
                                         host_target());
   return p;
 }
 
 Plan plan(Route route, const Tensors& t, int requested_threads) {
   const int threads = threads_for_call(t, requested_threads, /*kernel_max_threads=*/0);
-  return plan(process_tuning_db(), route, t.K, t.V, t.T, threads);
+  return plan(process_tuning_db(), route, kernel_spec(t), t.T, threads);
 }
 
 }  // namespace gdr::compiler

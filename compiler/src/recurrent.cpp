@@ -37,8 +37,10 @@ void load_dialects(mlir::MLIRContext& context) {
 std::string module_text(const KernelSpec& spec, const RecurrentSchedule& s, const Target& target,
                         const std::string& name) {
   std::string text = "gdr.kernel @" + name + " problem <k = " + std::to_string(spec.K) +
-                     ", v = " + std::to_string(spec.V) +
-                     ", element_type = f32, gate = channelwise, route = recurrent>";
+                     ", v = " + std::to_string(spec.V) + ", element_type = f32, gate = " +
+                     (spec.decay == DecayKind::Scalar ? "scalar" : "channelwise") +
+                     (spec.readouts != 1 ? ", readouts = " + std::to_string(spec.readouts) : "") +
+                     ", route = recurrent>";
   text += " schedule <vector_width = " + std::to_string(s.vector_width) +
           ", v_tile = " + std::to_string(s.v_tile) + ", unroll = " + std::to_string(s.unroll) +
           ", prefetch = " + std::to_string(s.prefetch) + ">";
@@ -89,7 +91,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
 
 std::string recurrent_module_text(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                   const Target& target) {
-  return module_text(spec, schedule, target, recurrent_variant(spec.K, spec.V, schedule).name());
+  return module_text(spec, schedule, target, recurrent_variant(spec, schedule).name());
 }
 
 Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule& schedule,
@@ -119,7 +121,7 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   mlir::PassManager pm(&context);
   mlir::gdr::buildLowerToLLVMPipeline(pm);
   if (mlir::failed(pm.run(*module)))
-    return Status::error("lowering " + recurrent_variant(spec.K, spec.V, schedule).name() +
+    return Status::error("lowering " + recurrent_variant(spec, schedule).name() +
                          " failed: " + diagnostics);
 
   llvm::LLVMContext llvm_context;
@@ -152,7 +154,7 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
 Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule,
                          Kernel* kernel) {
   const Target& host = host_target();
-  const Variant variant = recurrent_variant(spec.K, spec.V, schedule);
+  const Variant variant = recurrent_variant(spec, schedule);
   const std::string name = variant.name();
   // The entry point and its <name>_info: the kernel's facts come from the
   // kernel (kernel_info.h), as for a loaded library.

@@ -45,7 +45,7 @@ void warn_tuned_failed(const Plan& p, const Status& why) {
 
 const CompiledKernel& kernel_of(const Plan& p) {
   return p.variant.route == Route::Chunked
-             ? compile_chunked(ChunkedSpec{p.variant.K, p.variant.V, p.variant.chunked})
+             ? compile_chunked(chunked_spec(p.variant))
              : cached_kernel(p.variant);
 }
 
@@ -57,7 +57,7 @@ const CompiledKernel& planned_kernel(Route route, const Plan& p, const Tensors& 
   const CompiledKernel& compiled = kernel_of(p);
   if (compiled.status || !p.tuned) return compiled;
   warn_tuned_failed(p, compiled.status);
-  return kernel_of(plan(TuningDb(), route, t.K, t.V, t.T, 1));
+  return kernel_of(plan(TuningDb(), route, kernel_spec(t), t.T, 1));
 }
 
 }  // namespace
@@ -78,7 +78,7 @@ Status warm_up_planned(Route route, const Tensors& t, const Options& options) {
 
 Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                  Kernel* kernel) {
-  const CompiledKernel& compiled = cached_kernel(recurrent_variant(spec.K, spec.V, schedule));
+  const CompiledKernel& compiled = cached_kernel(recurrent_variant(spec, schedule));
   if (compiled.status) *kernel = compiled.kernel;
   return compiled.status;
 }

@@ -31,7 +31,8 @@ const char kTuningDbHeader[] = "# gdr tuning db v1";
 
 namespace {
 
-const char kColumns[] = "# host_cpu K V T_min T_max threads route schedule median_ns";
+const char kColumns[] =
+    "# host_cpu K V T_min T_max threads route schedule median_ns [decay=scalar] [readouts=R]";
 // About 70 bytes a record: room for a million records, not for /dev/zero.
 constexpr uint64_t kMaxTuningDbBytes = uint64_t(64) << 20;
 
@@ -41,6 +42,8 @@ std::string parse_schedule_of(TuningRecord* r) {
   v.route = r->route;
   v.K = r->K;
   v.V = r->V;
+  v.decay = r->decay;
+  v.readouts = r->readouts;
   std::string error;
   if (!parse_variant_schedule(r->route, r->schedule, &v, &error)) return error;
   r->variant = v;
@@ -52,8 +55,9 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   std::istringstream in(line);
   std::vector<std::string> f;
   for (std::string word; in >> word;) f.push_back(word);
-  if (f.size() != 9) return "expected 9 fields (" + std::string(kColumns + 2) + "), got " +
-                            std::to_string(f.size());
+  if (f.size() < 9 || f.size() > 11)
+    return "expected 9 fields and the form (" + std::string(kColumns + 2) + "), got " +
+           std::to_string(f.size()) + " fields";
   auto integer = [](const std::string& text, int64_t min, int64_t* out) {
     if (text == "inf") return *out = kUnboundedT, true;
     char* end = nullptr;
@@ -83,6 +87,12 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   if (f[8].find_first_not_of("0123456789.eE+-") != std::string::npos || *end != '\0' ||
       errno != 0 || !std::isfinite(r->median_ns) || !(r->median_ns > 0))
     return "median_ns: expected a finite positive number, got '" + f[8] + "'";
+  // The kernel's form, as Variant::str() writes it.
+  Variant form;
+  for (size_t i = 9; i < f.size(); ++i)
+    if (std::string why; !parse_form_word(f[i], &form, &why)) return "form: " + why;
+  r->decay = form.decay;
+  r->readouts = form.readouts;
   return "";
 }
 
@@ -112,7 +122,8 @@ std::string why_not_on(const TuningRecord& r, const Target& host) {
 }
 
 bool overlaps(const TuningRecord& a, const TuningRecord& b) {
-  return a.host_cpu == b.host_cpu && a.K == b.K && a.V == b.V && a.threads == b.threads &&
+  return a.host_cpu == b.host_cpu && a.K == b.K && a.V == b.V && a.decay == b.decay &&
+         a.readouts == b.readouts && a.threads == b.threads &&
          a.route == b.route && a.T_min <= b.T_max && b.T_min <= a.T_max;
 }
 
@@ -124,7 +135,9 @@ std::string tuning_record_line(const TuningRecord& r) {
   return r.host_cpu + ' ' + std::to_string(r.K) + ' ' + std::to_string(r.V) + ' ' +
          std::to_string(r.T_min) + ' ' +
          (r.T_max == kUnboundedT ? std::string("inf") : std::to_string(r.T_max)) + ' ' +
-         std::to_string(r.threads) + ' ' + route_name(r.route) + ' ' + r.schedule + ' ' + median;
+         std::to_string(r.threads) + ' ' + route_name(r.route) + ' ' + r.schedule + ' ' + median +
+         (r.decay == DecayKind::Scalar ? " decay=scalar" : "") +
+         (r.readouts > 1 ? " readouts=" + std::to_string(r.readouts) : "");
 }
 
 Status read_tuning_db(const std::string& path, TuningDbFile* file) {
@@ -210,14 +223,15 @@ TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
       why = it->second;
     }
     if (why.empty())
-      index_[Key{r.route, r.K, r.V, r.threads}].push_back(i);
+      index_[Key{r.route, r.K, r.V, r.decay, r.readouts, r.threads}].push_back(i);
     else
       skipped_.push_back("record '" + tuning_record_line(r) + "' does not fit this host: " + why);
   }
 }
 
-const TuningRecord* TuningDb::find(Route route, int64_t K, int64_t V, int64_t T, int threads) const {
-  auto it = index_.find(Key{route, K, V, threads});
+const TuningRecord* TuningDb::find(Route route, const KernelSpec& spec, int64_t T,
+                                   int threads) const {
+  auto it = index_.find(Key{route, spec.K, spec.V, spec.decay, spec.readouts, threads});
   if (it == index_.end()) return nullptr;
   for (size_t i : it->second)
     if (records_[i].T_min <= T && T <= records_[i].T_max) return &records_[i];

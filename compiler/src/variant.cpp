@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gdr/Dialect/DefaultSchedule.h"
+#include "gdr/Dialect/Limits.h"
 #include "gdr/compiler/recurrent.h"
 #include "halide_pipeline.h"
 
@@ -23,7 +24,7 @@ auto recurrent_key(const RecurrentSchedule& s) {
 // The fields of `v` its route reads, comparable.
 auto key(const Variant& v) {
   const bool recurrent = v.route == Route::Recurrent;
-  return std::make_tuple(v.route, v.K, v.V,
+  return std::make_tuple(v.route, v.K, v.V, v.decay, v.readouts,
                          recurrent ? recurrent_key(v.recurrent) : recurrent_key(RecurrentSchedule{}),
                          recurrent ? schedules::Schedule{} : v.chunked,
                          recurrent ? Scheduler::Hand : v.scheduler);
@@ -46,7 +47,9 @@ constexpr int64_t kDecodeTokens = 2;
 }  // namespace
 
 std::string Variant::name() const {
-  const std::string shape = "_f32_k" + std::to_string(K) + "_v" + std::to_string(V) + "__";
+  const std::string shape = "_f32_k" + std::to_string(K) + "_v" + std::to_string(V) +
+                            (decay == DecayKind::Scalar ? "_sd" : "") +
+                            (readouts > 1 ? "_r" + std::to_string(readouts) : "") + "__";
   if (route == Route::Chunked)
     return "gdr_chunked" + shape + "c" + std::to_string(chunked.chunk) + "_w" +
            std::to_string(chunked.vector_width) +
@@ -67,27 +70,36 @@ std::string Variant::schedule_str() const {
 
 std::string Variant::str() const {
   return std::string(route_name(route)) + " K=" + std::to_string(K) + " V=" + std::to_string(V) +
-         " " + schedule_str();
+         " " + schedule_str() + (decay == DecayKind::Scalar ? " decay=scalar" : "") +
+         (readouts > 1 ? " readouts=" + std::to_string(readouts) : "");
 }
 
 bool Variant::operator==(const Variant& o) const { return key(*this) == key(o); }
 bool Variant::operator<(const Variant& o) const { return key(*this) < key(o); }
 
-Variant recurrent_variant(int64_t K, int64_t V, const RecurrentSchedule& schedule) {
+namespace {
+
+Variant form_variant(Route route, const KernelSpec& spec) {
   Variant v;
-  v.route = Route::Recurrent;
-  v.K = K;
-  v.V = V;
+  v.route = route;
+  v.K = spec.K;
+  v.V = spec.V;
+  v.decay = spec.decay;
+  v.readouts = spec.readouts;
+  return v;
+}
+
+}  // namespace
+
+Variant recurrent_variant(const KernelSpec& spec, const RecurrentSchedule& schedule) {
+  Variant v = form_variant(Route::Recurrent, spec);
   v.recurrent = schedule;
   return v;
 }
 
-Variant chunked_variant(int64_t K, int64_t V, const schedules::Schedule& schedule,
+Variant chunked_variant(const KernelSpec& spec, const schedules::Schedule& schedule,
                         Scheduler scheduler) {
-  Variant v;
-  v.route = Route::Chunked;
-  v.K = K;
-  v.V = V;
+  Variant v = form_variant(Route::Chunked, spec);
   v.chunked = schedule;
   v.scheduler = scheduler;
   return v;
@@ -115,6 +127,23 @@ bool parse_variant_schedule(Route route, const std::string& text, Variant* v, st
   return true;
 }
 
+bool parse_form_word(const std::string& word, Variant* v, std::string* error) {
+  if (word == "decay=scalar" || word == "decay=channel") {
+    v->decay = word == "decay=scalar" ? DecayKind::Scalar : DecayKind::Channel;
+    return true;
+  }
+  const std::string digits = word.rfind("readouts=", 0) == 0 ? word.substr(9) : "";
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(digits.c_str(), &end, 10);
+  if (!digits.empty() && digits[0] != '+' && *end == '\0' && errno == 0 && n >= 1) {
+    v->readouts = n;
+    return true;
+  }
+  *error = "expected decay=scalar|channel or readouts=<positive integer>, got '" + word + "'";
+  return false;
+}
+
 bool parse_variant(const std::string& text, Variant* out, std::string* error) {
   std::istringstream in(text);
   std::vector<std::string> f;
@@ -123,10 +152,12 @@ bool parse_variant(const std::string& text, Variant* out, std::string* error) {
     *error = "variant '" + text + "': " + why;
     return false;
   };
-  if (f.size() != 4)
-    return fail("expected 4 words, <route> K=<n> V=<n> <schedule>, e.g. recurrent K=128 V=128 "
-                "w16-vt64-u1-p2");
+  if (f.size() < 4 || f.size() > 6)
+    return fail("expected <route> K=<n> V=<n> <schedule> [decay=scalar|channel] [readouts=<n>], "
+                "e.g. recurrent K=128 V=128 w16-vt64-u1-p2");
   Variant v;
+  for (size_t i = 4; i < f.size(); ++i)
+    if (std::string why; !parse_form_word(f[i], &v, &why)) return fail(why);
   if (!parse_route(f[0], &v.route) || (v.route != Route::Recurrent && v.route != Route::Chunked))
     return fail("route: expected recurrent or chunked, got '" + f[0] + "'");
   for (auto [word, prefix, field] :
@@ -171,15 +202,20 @@ RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target) {
   return RecurrentSchedule{s.vectorWidth, s.vTile, s.unroll, s.prefetch};
 }
 
-Variant default_variant(Route route, int64_t K, int64_t V, int64_t T, const Target& target) {
-  if (route == Route::Chunked) return chunked_variant(K, V, schedules::default_schedule());
-  RecurrentSchedule s = dialect_default_recurrent(K, target);
+Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Target& target) {
+  if (route == Route::Chunked) return chunked_variant(spec, schedules::default_schedule());
+  const int64_t V = spec.V;
+  RecurrentSchedule s = dialect_default_recurrent(spec.K, target);
   const int64_t w = s.vector_width;
   if (T <= kDecodeTokens) s.v_tile = 8 * w;
   // Columns past V would only name a different kernel that computes the
   // same: the tile is clamped to the whole vectors of V (at least one).
   s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));
-  return recurrent_variant(K, V, s);
+  // Each readout takes one more accumulator per vector of the tile: the
+  // tile shrinks to what the registers hold.
+  while (s.v_tile > w && s.v_tile / w * (1 + spec.readouts) > mlir::gdr::kMaxSweepAccumulators)
+    s.v_tile -= w;
+  return recurrent_variant(spec, s);
 }
 
 }  // namespace gdr::compiler

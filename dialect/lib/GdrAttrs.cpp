@@ -75,7 +75,7 @@ bool isPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 // ---- #gdr.problem --------------------------------------------------------
 
 Attribute ProblemAttr::parse(AsmParser& parser, Type) {
-  int64_t k = 0, v = 0;
+  int64_t k = 0, v = 0, readouts = 1;
   Type elementType;
   std::string gate = "channelwise", route = "auto";
   SMLoc loc = parser.getCurrentLocation();
@@ -84,20 +84,24 @@ Attribute ProblemAttr::parse(AsmParser& parser, Type) {
                       {"v", integer(&v)},
                       {"element_type", [&](AsmParser& p) { return p.parseType(elementType); }},
                       {"gate", keyword(&gate)},
+                      {"readouts", integer(&readouts)},
                       {"route", keyword(&route)}},
                      {"k", "v", "element_type"}))
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), k, v,
-                    elementType, gate, route);
+                    elementType, gate, readouts, route);
 }
 
 void ProblemAttr::print(AsmPrinter& printer) const {
   printer << "<k = " << getK() << ", v = " << getV() << ", element_type = " << getElementType()
-          << ", gate = " << getGate() << ", route = " << getRoute() << ">";
+          << ", gate = " << getGate();
+  if (getReadouts() != 1) printer << ", readouts = " << getReadouts();
+  printer << ", route = " << getRoute() << ">";
 }
 
 LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t k,
-                                  int64_t v, Type elementType, StringRef gate, StringRef route) {
+                                  int64_t v, Type elementType, StringRef gate, int64_t readouts,
+                                  StringRef route) {
   if (k <= 0) return emitError() << "#gdr.problem 'k' must be positive, got " << k;
   if (v <= 0) return emitError() << "#gdr.problem 'v' must be positive, got " << v;
   if (k > kMaxHeadSize || v > kMaxHeadSize)
@@ -108,8 +112,11 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, 
                        << " for route recurrent (its code is unrolled over K), got " << k;
   if (!elementType || !elementType.isF32())
     return emitError() << "#gdr.problem 'element_type' must be f32, got " << elementType;
-  if (gate != "channelwise")
-    return emitError() << "#gdr.problem 'gate' must be channelwise, got " << gate;
+  if (gate != "channelwise" && gate != "scalar")
+    return emitError() << "#gdr.problem 'gate' must be channelwise or scalar, got " << gate;
+  if (readouts < 1 || readouts > kMaxReadouts)
+    return emitError() << "#gdr.problem 'readouts' must be from 1 to " << kMaxReadouts << ", got "
+                       << readouts;
   if (route != "auto" && route != "recurrent" && route != "chunked")
     return emitError() << "#gdr.problem 'route' must be auto, recurrent or chunked, got "
                        << route;

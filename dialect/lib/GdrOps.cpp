@@ -3,6 +3,7 @@
 #include <mlir/IR/OpImplementation.h>
 
 #include "gdr/Dialect/GdrDialect.h"
+#include "gdr/Dialect/Limits.h"
 
 using namespace mlir;
 using namespace mlir::gdr;
@@ -16,6 +17,13 @@ LogicalResult mlir::gdr::verifyKernel(KernelOp op) {
                             << " needs " << schedule.getVectorWidth() * 32
                             << "-bit vectors but target '" << target.getCpu() << "' has "
                             << target.getVectorBits();
+  const int64_t accumulators =
+      schedule.getVTile() / schedule.getVectorWidth() * (1 + op.getProblem().getReadouts());
+  if (op.getProblem().getRoute() == "recurrent" && accumulators > kMaxSweepAccumulators)
+    return op.emitOpError() << "schedule 'v_tile' = " << schedule.getVTile() << " needs "
+                            << accumulators << " accumulators with readouts = "
+                            << op.getProblem().getReadouts() << ", more than the "
+                            << kMaxSweepAccumulators << " vector registers";
   if (schedule.getUnroll() > op.getProblem().getK())
     return op.emitOpError() << "schedule 'unroll' = " << schedule.getUnroll()
                             << " exceeds the problem's k = " << op.getProblem().getK();

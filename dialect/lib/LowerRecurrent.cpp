@@ -17,6 +17,13 @@
 // in the same order whichever tile or lane holds it, so splitting a head's
 // columns over threads gives bit-identical results.
 //
+// Forms, facts of the kernel: with scalar decay (gate = scalar) a token's
+// decay is one broadcast instead of one per row of the sweep; with R
+// readouts (grouped readout) the sweep accumulates Sᵀdq of each of the R
+// queries, so the state is updated once for all of them. The task's rows
+// come from its arguments (pointers at the task's sequence and head, token
+// strides), so layout, head groups, offsets and slots cost nothing per token.
+//
 // Schedule knobs: vector_width = lanes of the vector type; v_tile = columns
 // (v_tile / vector_width vectors, two accumulators each) a sweep keeps in
 // registers; unroll = K rows per iteration of the sweep loop; prefetch =
@@ -24,8 +31,8 @@
 // the last whole tile run in smaller whole tiles, then masked vectors. Between tokens the
 // tile lives packed in the worker's scratch (K · v_tile floats, then 2 · K
 // for dk and dq): the first
-// token reads initial_state, the last writes final_state; dk and dq of the
-// next token are computed once per token into scratch too.
+// token reads initial_state, the last writes final_state; dk and the R dq of
+// the next token are computed once per token into scratch too.
 //
 // Every op is built in a statement of its own (or in a braced list, which
 // C++ evaluates left to right), never as one of several arguments of a call:
@@ -37,13 +44,15 @@
 #include <mlir/IR/BuiltinOps.h>
 
 #include "PassDetail.h"
+#include "gdr/kernel_abi.h"
 
 namespace mlir::gdr {
 namespace {
 
-// Emits the body of one kernel function. Flat memrefs, row-major indices:
-// query/key/decay (bh·T + t)·K + k, value/out (bh·T + t)·V + c, beta bh·T + t,
-// states bh·K·V + k·V + c.
+// Emits the body of one kernel function: one task (one state head of one
+// sequence). Flat memrefs at the task's rows: token t of query readout g at
+// g·query_readout_stride + t·query_token_stride, likewise key, value,
+// decay, beta and out; states k·V + c.
 class RecurrentEmitter {
  public:
   RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule)
@@ -51,6 +60,8 @@ class RecurrentEmitter {
         loc_(loc),
         K_(problem.getK()),
         V_(problem.getV()),
+        R_(problem.getReadouts()),
+        scalarDecay_(problem.getGate() == "scalar"),
         W_(schedule.getVectorWidth()),
         tile_(schedule.getVTile()),
         unroll_(schedule.getUnroll()),
@@ -58,13 +69,20 @@ class RecurrentEmitter {
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
-  // The function's arguments: the 8 tensors and the scratch (K · (v_tile + 2)
-  // floats) as memrefs, then T, bh_begin, bh_end, v_begin, v_end.
+  // Scratch floats: the packed tile, then dk and the R dq of one token.
+  static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
+    return problem.getK() * (schedule.getVTile() + 1 + problem.getReadouts());
+  }
+
+  // The function's arguments: the 8 tensors and the scratch as memrefs,
+  // then T, the token strides of query, key, value, decay, beta and out, the
+  // readout strides of query and out, v_begin, v_end.
   static FunctionType signature(OpBuilder& b) {
     Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
     Type idx = b.getIndexType();
-    return b.getFunctionType(
-        {mem, mem, mem, mem, mem, mem, mem, mem, mem, idx, idx, idx, idx, idx}, {});
+    SmallVector<Type> args(9, mem);
+    args.append(11, idx);
+    return b.getFunctionType(args, {});
   }
 
   void emit(Block* entry) {
@@ -72,37 +90,36 @@ class RecurrentEmitter {
     query_ = a[0], key_ = a[1], value_ = a[2], decay_ = a[3], beta_ = a[4];
     s0_ = a[5], out_ = a[6], s1_ = a[7], scratch_ = a[8];
     T_ = a[9];
-    Value bhBegin = a[10], bhEnd = a[11], vBegin = a[12], vEnd = a[13];
+    qStride_ = a[10], kStride_ = a[11], vStride_ = a[12], dStride_ = a[13], bStride_ = a[14],
+    oStride_ = a[15], qReadout_ = a[16], oReadout_ = a[17];
+    Value vBegin = a[18], vEnd = a[19];
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
 
-    loop(bhBegin, bhEnd, c(1), {}, [&](Value bh, ValueRange) {
-      Value columns = sub(vEnd, vBegin);
-      Value tiles = div(columns, c(tile_));
-      Value whole = mul(tiles, c(tile_));
-      Value tilesEnd = add(vBegin, whole);
-      loop(vBegin, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
-        emitTile(bh, col, tile_ / W_, Value());
+    Value columns = sub(vEnd, vBegin);
+    Value tiles = div(columns, c(tile_));
+    Value whole = mul(tiles, c(tile_));
+    Value tilesEnd = add(vBegin, whole);
+    loop(vBegin, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
+      emitTile(col, tile_ / W_, Value());
+      return SmallVector<Value>{};
+    });
+    // Columns past the whole tiles (a head split over threads leaves
+    // parts narrower than a tile): one tile of each power-of-two number of
+    // vectors below the tile's that still fits, then masked vectors.
+    Value rest = tilesEnd;
+    for (int64_t m = pow2Below(tile_ / W_); m >= 1; m /= 2) {
+      Value width = c(m * W_);
+      Value end = add(rest, mul(div(sub(vEnd, rest), width), width));
+      loop(rest, end, width, {}, [&](Value col, ValueRange) {
+        emitTile(col, m, Value());
         return SmallVector<Value>{};
       });
-      // Columns past the whole tiles (a head split over threads leaves
-      // parts narrower than a tile): one tile of each power-of-two number of
-      // vectors below the tile's that still fits, then masked vectors.
-      Value rest = tilesEnd;
-      for (int64_t m = pow2Below(tile_ / W_); m >= 1; m /= 2) {
-        Value width = c(m * W_);
-        Value end = add(rest, mul(div(sub(vEnd, rest), width), width));
-        loop(rest, end, width, {}, [&](Value col, ValueRange) {
-          emitTile(bh, col, m, Value());
-          return SmallVector<Value>{};
-        });
-        rest = end;
-      }
-      loop(rest, vEnd, c(W_), {}, [&](Value col, ValueRange) {
-        Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({W_}, b_.getI1Type()),
-                                                     ValueRange{sub(vEnd, col)});
-        emitTile(bh, col, 1, mask);
-        return SmallVector<Value>{};
-      });
+      rest = end;
+    }
+    loop(rest, vEnd, c(W_), {}, [&](Value col, ValueRange) {
+      Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({W_}, b_.getI1Type()),
+                                                   ValueRange{sub(vEnd, col)});
+      emitTile(col, 1, mask);
       return SmallVector<Value>{};
     });
   }
@@ -165,16 +182,14 @@ class RecurrentEmitter {
     otherwise();
   }
 
-  void emitTile(Value bh, Value col, int64_t n, Value mask) {
-    Value stateBase = add(mul(bh, c(K_ * V_)), col);
-    Value tokenBase = mul(bh, T_);
+  void emitTile(Value col, int64_t n, Value mask) {
     // initial_state and final_state rows are V apart; between tokens the tile
     // lives packed in the worker's scratch (rows n·W apart), which uses every
     // L1 set instead of the few a strided tile maps to.
-    Place initial{s0_, [&, stateBase](Value k, int64_t j) {
+    Place initial{s0_, [&, col](Value k, int64_t j) {
                     Value row = mul(k, c(V_));
                     Value inRow = add(row, c(j * W_));
-                    return add(stateBase, inRow);
+                    return add(col, inRow);
                   }};
     Place final{s1_, initial.at};
     Place packed{scratch_, [&](Value k, int64_t j) {
@@ -195,136 +210,164 @@ class RecurrentEmitter {
       });
     }, [&] {
       // Token 0's sums Sᵀdk, Sᵀdq over the initial state (read only).
-      emitGatedKeys(mul(tokenBase, c(K_)));
-      SmallVector<Value> sums = sweepRows(zeros(2 * n), [&](Value k, ValueRange acc) {
-        Value dk = splat(scalar(scratch_, add(c(gatedAt()), k)));
-        Value dq = splat(scalar(scratch_, add(c(gatedAt() + K_), k)));
+      emitGatedKeys(c(0));
+      SmallVector<Value> sums = sweepRows(zeros((1 + R_) * n), [&](Value k, ValueRange acc) {
+        SmallVector<Value> gated;
+        for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, add(c(gatedAt(g)), k))));
         SmallVector<Value> next(acc.begin(), acc.end());
         for (int64_t j = 0; j < n; ++j) {
           Value s = load(s0_, initial.at(k, j), mask);
-          next[j] = fma(s, dk, acc[j]);
-          next[n + j] = fma(s, dq, acc[n + j]);
+          for (int64_t g = 0; g <= R_; ++g) next[g * n + j] = fma(s, gated[g], acc[g * n + j]);
         }
         return next;
       });
       ifElse(eq(T_, 1), [&] {
-        emitToken(tokenBase, col, c(0), initial, final, n, mask, sums, /*last=*/true);
+        emitToken(col, c(0), initial, final, n, mask, sums, /*last=*/true);
       }, [&] {
-        SmallVector<Value> acc =
-            emitToken(tokenBase, col, c(0), initial, packed, n, mask, sums, false);
+        SmallVector<Value> acc = emitToken(col, c(0), initial, packed, n, mask, sums, false);
         Value last = sub(T_, c(1));
         Value second = c(1), step = c(1);
         acc = loop(second, last, step, acc, [&](Value t, ValueRange a) {
-          return emitToken(tokenBase, col, t, packed, packed, n, mask, a, false);
+          return emitToken(col, t, packed, packed, n, mask, a, false);
         });
-        emitToken(tokenBase, col, last, packed, final, n, mask, acc, /*last=*/true);
+        emitToken(col, last, packed, final, n, mask, acc, /*last=*/true);
       });
     });
   }
 
-  // Finishes token t (delta, out) from its sums `acc`, then sweeps the tile
-  // from `source` to `dest`: S = decay_t ⊙ S + k_t ⊗ delta, accumulating the
-  // sums of token t + 1 on the way unless t is the last token.
-  SmallVector<Value> emitToken(Value tokenBase, Value col, Value t, const Place& source,
-                               const Place& dest, int64_t n, Value mask, ValueRange acc,
-                               bool last) {
-    Value token = add(tokenBase, t);
-    Value qk = mul(token, c(K_));
-    Value vrow = add(mul(token, c(V_)), col);
-    Value beta = splat(scalar(beta_, token));
-    Value kq = splat(dot(qk));
+  // Finishes token t (delta, the R outputs) from its sums `acc` (Sᵀdk, then
+  // Sᵀdq of each readout), then sweeps the tile from `source` to `dest`:
+  // S = decay_t ⊙ S + k_t ⊗ delta, accumulating the sums of token t + 1 on
+  // the way unless t is the last token.
+  SmallVector<Value> emitToken(Value col, Value t, const Place& source, const Place& dest,
+                               int64_t n, Value mask, ValueRange acc, bool last) {
+    Value keyRow = mul(t, kStride_);
+    Value queryRow = mul(t, qStride_);
+    Value valueRow = add(mul(t, vStride_), col);
+    Value outRow = add(mul(t, oStride_), col);
+    Value decayRow = mul(t, dStride_);
+    Value beta = splat(scalar(beta_, mul(t, bStride_)));
     SmallVector<Value> delta(n);
     for (int64_t j = 0; j < n; ++j) {
-      Value v = load(value_, add(vrow, c(j * W_)), mask);
+      Value v = load(value_, add(valueRow, c(j * W_)), mask);
       delta[j] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, acc[j]));
-      Value out = fma(kq, delta[j], acc[n + j]);
-      store(out, out_, add(vrow, c(j * W_)), mask);
     }
-    if (!last) emitGatedKeys(add(qk, c(K_)));
-    if (!last && prefetch_ > 0) emitPrefetch(tokenBase, col, t, n);
-    return sweepRows(last ? SmallVector<Value>{} : zeros(2 * n), [&](Value k, ValueRange sums) {
-      Value decay = splat(scalar(decay_, add(qk, k)));
-      Value key = splat(scalar(key_, add(qk, k)));
-      Value dk, dq;
-      if (!last) {
-        dk = splat(scalar(scratch_, add(c(gatedAt()), k)));
-        dq = splat(scalar(scratch_, add(c(gatedAt() + K_), k)));
+    for (int64_t g = 0; g < R_; ++g) {
+      Value kq = splat(dot(keyRow, add(queryRow, readout(qReadout_, g))));
+      Value row = add(outRow, readout(oReadout_, g));
+      for (int64_t j = 0; j < n; ++j) {
+        Value out = fma(kq, delta[j], acc[(1 + g) * n + j]);
+        store(out, out_, add(row, c(j * W_)), mask);
       }
+    }
+    if (!last) emitGatedKeys(add(t, c(1)));
+    if (!last && prefetch_ > 0) emitPrefetch(col, t, n);
+    // Scalar decay: one broadcast per token, not one per row.
+    Value tokenDecay = scalarDecay_ ? splat(scalar(decay_, decayRow)) : Value();
+    return sweepRows(last ? SmallVector<Value>{} : zeros((1 + R_) * n), [&](Value k, ValueRange sums) {
+      Value decay = scalarDecay_ ? tokenDecay : splat(scalar(decay_, add(decayRow, k)));
+      Value key = splat(scalar(key_, add(keyRow, k)));
+      SmallVector<Value> gated;
+      if (!last)
+        for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, add(c(gatedAt(g)), k))));
       SmallVector<Value> next(sums.begin(), sums.end());
       for (int64_t j = 0; j < n; ++j) {
         Value s = b_.create<arith::MulFOp>(loc_, load(source.mem, source.at(k, j), mask), decay);
         s = fma(key, delta[j], s);
         store(s, dest.mem, dest.at(k, j), mask);
         if (last) continue;
-        next[j] = fma(s, dk, sums[j]);
-        next[n + j] = fma(s, dq, sums[n + j]);
+        for (int64_t g = 0; g <= R_; ++g) next[g * n + j] = fma(s, gated[g], sums[g * n + j]);
       }
       return next;
     });
   }
 
-  // Scratch offset of dk = decay ⊙ key and dq = decay ⊙ query of the token
-  // whose sums the next sweep accumulates (after the packed tile). Computing
-  // them once per token keeps the sweep's per-row scalars to broadcasts
-  // from memory, which use load ports instead of the FMA ports.
-  int64_t gatedAt() const { return K_ * tile_; }
+  // Offset of readout g: g · stride (no op for the first).
+  Value readout(Value stride, int64_t g) { return g == 0 ? c(0) : mul(stride, c(g)); }
 
-  void emitGatedKeys(Value qk) {
+  // Scratch offset of the gated keys of the token whose sums the next sweep
+  // accumulates (after the packed tile): g = 0 is dk = decay ⊙ key, g ≥ 1
+  // dq of readout g - 1 = decay ⊙ query. Computing them once per token keeps
+  // the sweep's per-row scalars to broadcasts from memory, which use load
+  // ports instead of the FMA ports.
+  int64_t gatedAt(int64_t g) const { return K_ * tile_ + g * K_; }
+
+  // Writes the gated keys of token t to scratch.
+  void emitGatedKeys(Value t) {
+    Value keyRow = mul(t, kStride_);
+    Value queryRow = mul(t, qStride_);
+    Value decayRow = mul(t, dStride_);
+    SmallVector<Value> rows{keyRow};  // key, then each readout's query row
+    SmallVector<Value> mems{key_};
+    for (int64_t g = 0; g < R_; ++g) {
+      rows.push_back(add(queryRow, readout(qReadout_, g)));
+      mems.push_back(query_);
+    }
     const int64_t vectors = K_ / W_;
+    Value tokenDecay = scalarDecay_ ? scalar(decay_, decayRow) : Value();
+    Value tokenDecayVector = scalarDecay_ ? splat(tokenDecay) : Value();
     for (int64_t i = 0; i < vectors; ++i) {
-      Value at = add(qk, c(i * W_));
-      Value d = load(decay_, at, Value());
-      Value dk = mulf(d, load(key_, at, Value()));
-      store(dk, scratch_, c(gatedAt() + i * W_), Value());
-      Value dq = mulf(d, load(query_, at, Value()));
-      store(dq, scratch_, c(gatedAt() + K_ + i * W_), Value());
+      Value d = scalarDecay_ ? tokenDecayVector : load(decay_, add(decayRow, c(i * W_)), Value());
+      for (int64_t g = 0; g <= R_; ++g) {
+        Value x = mulf(d, load(mems[g], add(rows[g], c(i * W_)), Value()));
+        store(x, scratch_, c(gatedAt(g) + i * W_), Value());
+      }
     }
     for (int64_t k = vectors * W_; k < K_; ++k) {
-      Value at = add(qk, c(k));
-      Value d = scalar(decay_, at);
-      Value dk = mulf(d, scalar(key_, at));
-      b_.create<memref::StoreOp>(loc_, dk, scratch_, ValueRange{c(gatedAt() + k)});
-      Value dq = mulf(d, scalar(query_, at));
-      b_.create<memref::StoreOp>(loc_, dq, scratch_, ValueRange{c(gatedAt() + K_ + k)});
+      Value d = scalarDecay_ ? tokenDecay : scalar(decay_, add(decayRow, c(k)));
+      for (int64_t g = 0; g <= R_; ++g) {
+        Value x = mulf(d, scalar(mems[g], add(rows[g], c(k))));
+        b_.create<memref::StoreOp>(loc_, x, scratch_, ValueRange{c(gatedAt(g) + k)});
+      }
     }
   }
 
   // Prefetches the rows token t + prefetch will use (clamped to the last
-  // token): key, decay and query, the tile's value columns for reading, its
-  // output columns for writing. One prefetch per 64-byte line.
-  void emitPrefetch(Value tokenBase, Value col, Value t, int64_t n) {
+  // token): key, decay and each query, the tile's value columns for reading,
+  // its output columns for writing. One prefetch per 64-byte line.
+  void emitPrefetch(Value col, Value t, int64_t n) {
     Value ahead = add(t, c(prefetch_));
     Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
-    Value token = add(tokenBase, b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1))));
+    Value token = b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1)));
     constexpr int64_t kLine = 16;  // floats per cache line
-    Value qk = mul(token, c(K_));
-    for (Value mem : {key_, decay_, query_})
-      for (int64_t k = 0; k < K_; k += kLine) prefetch(mem, add(qk, c(k)), /*write=*/false);
-    Value vrow = add(mul(token, c(V_)), col);
+    Value keyRow = mul(token, kStride_);
+    Value queryRow = mul(token, qStride_);
+    Value decayRow = mul(token, dStride_);
+    SmallVector<Value> queryRows, outRows;
+    Value valueRow = add(mul(token, vStride_), col);
+    Value outRow = add(mul(token, oStride_), col);
+    for (int64_t g = 0; g < R_; ++g) {
+      queryRows.push_back(add(queryRow, readout(qReadout_, g)));
+      outRows.push_back(add(outRow, readout(oReadout_, g)));
+    }
+    for (int64_t k = 0; k < K_; k += kLine) {
+      prefetch(key_, add(keyRow, c(k)), /*write=*/false);
+      if (!scalarDecay_) prefetch(decay_, add(decayRow, c(k)), /*write=*/false);
+      for (Value row : queryRows) prefetch(query_, add(row, c(k)), /*write=*/false);
+    }
     for (int64_t j = 0; j < n * W_; j += kLine) {
-      prefetch(value_, add(vrow, c(j)), /*write=*/false);
-      prefetch(out_, add(vrow, c(j)), /*write=*/true);
+      prefetch(value_, add(valueRow, c(j)), /*write=*/false);
+      for (Value row : outRows) prefetch(out_, add(row, c(j)), /*write=*/true);
     }
   }
 
-  // k_t · q_t: whole vectors, one fixed-order reduction, then scalars.
-  Value dot(Value base) {
+  // k_t · q_t (rows at keyRow, queryRow): whole vectors, one fixed-order
+  // reduction, then scalars.
+  Value dot(Value keyRow, Value queryRow) {
     Value sum = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(0.0f));
     const int64_t vectors = K_ / W_;
     if (vectors > 0) {
       Value acc = zero_;
       for (int64_t i = 0; i < vectors; ++i) {
-        Value at = add(base, c(i * W_));
-        Value key = load(key_, at, Value());
-        Value query = load(query_, at, Value());
+        Value key = load(key_, add(keyRow, c(i * W_)), Value());
+        Value query = load(query_, add(queryRow, c(i * W_)), Value());
         acc = fma(key, query, acc);
       }
       sum = b_.create<vector::ReductionOp>(loc_, f32_, "add", acc, ValueRange{});
     }
     for (int64_t k = vectors * W_; k < K_; ++k) {
-      Value at = add(base, c(k));
-      Value key = scalar(key_, at);
-      Value query = scalar(query_, at);
+      Value key = scalar(key_, add(keyRow, c(k)));
+      Value query = scalar(query_, add(queryRow, c(k)));
       sum = b_.create<arith::AddFOp>(loc_, sum, mulf(key, query));
     }
     return sum;
@@ -358,10 +401,13 @@ class RecurrentEmitter {
 
   OpBuilder& b_;
   Location loc_;
-  const int64_t K_, V_, W_, tile_, unroll_, prefetch_;
+  const int64_t K_, V_, R_;
+  const bool scalarDecay_;
+  const int64_t W_, tile_, unroll_, prefetch_;
   Type f32_;
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, T_, zero_;
+  Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
 };
 
 struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
@@ -382,10 +428,13 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
       fn->setAttr("gdr.vector_bits", b.getI64IntegerAttr(kernel.getScheduleAttr().getVectorWidth() * 32));
       fn->setAttr("gdr.k", b.getI64IntegerAttr(kernel.getProblem().getK()));
       fn->setAttr("gdr.v", b.getI64IntegerAttr(kernel.getProblem().getV()));
-      // The packed tile, then dk and dq of one token.
+      fn->setAttr("gdr.decay_kind", b.getI64IntegerAttr(kernel.getProblem().getGate() == "scalar"
+                                                            ? GDR_DECAY_SCALAR
+                                                            : GDR_DECAY_CHANNEL));
+      fn->setAttr("gdr.readouts", b.getI64IntegerAttr(kernel.getProblem().getReadouts()));
       fn->setAttr("gdr.scratch_floats",
-                  b.getI64IntegerAttr(kernel.getProblem().getK() *
-                                      (kernel.getScheduleAttr().getVTile() + 2)));
+                  b.getI64IntegerAttr(RecurrentEmitter::scratchFloats(kernel.getProblem(),
+                                                                      kernel.getScheduleAttr())));
       fn.setPrivate();
       Block* entry = fn.addEntryBlock();
       b.setInsertionPointToStart(entry);

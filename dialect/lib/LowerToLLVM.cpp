@@ -26,19 +26,28 @@ namespace {
 // Field positions in gdr_kernel_args (runtime/include/gdr/kernel_abi.h).
 enum ArgField : int32_t {
   kQuery, kKey, kValue, kDecay, kBeta, kInitialState, kOut, kFinalState,
-  kT, kK, kV, kBhBegin, kBhEnd, kVBegin, kVEnd, kScratch, kScratchFloats
+  kT, kK, kV, kDecayKind, kReadouts,
+  kQueryTokenStride, kKeyTokenStride, kValueTokenStride, kDecayTokenStride, kBetaTokenStride,
+  kOutTokenStride, kQueryReadoutStride, kOutReadoutStride,
+  kVBegin, kVEnd, kScratch, kScratchFloats, kArgFields
 };
+constexpr int kPointerFields[] = {kQuery, kKey, kValue, kDecay, kBeta, kInitialState, kOut,
+                                  kFinalState, kScratch};
 
 struct Entry {
   std::string name, body;
-  int64_t K, V, scratchFloats, vectorBits;
+  int64_t K, V, decayKind, readouts, scratchFloats, vectorBits;
 };
 
+// The memref descriptors' size of every tensor: the body indexes only the
+// task's rows (the runtime checked them), and no pass reads the size.
+constexpr int64_t kUnknownSize = int64_t{1} << 62;
+
 // Adds `llvm.func @<entry.name>(!llvm.ptr<struct<gdr_kernel_args>>) -> i32`:
-// returns 1 if K or V differ from the kernel's, 2 if the scratch is too
-// small, else calls the body with
-// each tensor as a memref descriptor (allocated = aligned pointer, offset 0,
-// size, stride 1) and returns 0.
+// returns 1 if K, V, the decay kind or the readouts differ from the
+// kernel's, 2 if the scratch is too small, else calls the body with each
+// tensor as a memref descriptor (allocated = aligned pointer, offset 0,
+// stride 1) and the sizes and strides, and returns 0.
 void addEntryPoint(ModuleOp module, const Entry& entry) {
   MLIRContext* ctx = module.getContext();
   Location loc = module.getLoc();
@@ -46,9 +55,9 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   b.setInsertionPointToEnd(module.getBody());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type f32Ptr = LLVM::LLVMPointerType::get(b.getF32Type());
-  auto argsType = LLVM::LLVMStructType::getLiteral(
-      ctx, {f32Ptr, f32Ptr, f32Ptr, f32Ptr, f32Ptr, f32Ptr, f32Ptr, f32Ptr, i64, i64, i64, i64,
-            i64, i64, i64, f32Ptr, i64});
+  SmallVector<Type> fields(kArgFields, i64);
+  for (int f : kPointerFields) fields[f] = f32Ptr;
+  auto argsType = LLVM::LLVMStructType::getLiteral(ctx, fields);
   auto fn = b.create<LLVM::LLVMFuncOp>(
       loc, entry.name,
       LLVM::LLVMFunctionType::get(i32, {LLVM::LLVMPointerType::get(argsType)}));
@@ -72,8 +81,12 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   };
   Value kMatches = fieldIs(kK, entry.K);
   Value vMatches = fieldIs(kV, entry.V);
+  Value decayMatches = fieldIs(kDecayKind, entry.decayKind);
+  Value readoutsMatch = fieldIs(kReadouts, entry.readouts);
   Value sizesMatch = b.create<LLVM::AndOp>(loc, kMatches, vMatches);
-  b.create<LLVM::CondBrOp>(loc, sizesMatch, run, reject);
+  Value formMatches = b.create<LLVM::AndOp>(loc, decayMatches, readoutsMatch);
+  Value matches = b.create<LLVM::AndOp>(loc, sizesMatch, formMatches);
+  b.create<LLVM::CondBrOp>(loc, matches, run, reject);
 
   b.setInsertionPointToStart(reject);
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 1)});
@@ -91,26 +104,26 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 2)});
 
   b.setInsertionPointToStart(call);
-  Value T = field(kT, i64), bhEnd = field(kBhEnd, i64);
-  auto mul = [&](Value x, Value y) { return b.create<LLVM::MulOp>(loc, x, y).getResult(); };
-  Value tokens = mul(bhEnd, T);
-  Value qkSize = mul(tokens, constant(i64, entry.K)), vSize = mul(tokens, constant(i64, entry.V));
-  Value stateSize = mul(bhEnd, constant(i64, entry.K * entry.V));
   SmallVector<Value> operands;
-  auto tensor = [&](ArgField f, Value size) {
+  for (ArgField f : {kQuery, kKey, kValue, kDecay, kBeta, kInitialState, kOut, kFinalState}) {
     Value p = field(f, f32Ptr);
-    operands.append({p, p, constant(i64, 0), size, constant(i64, 1)});
-  };
-  tensor(kQuery, qkSize);
-  tensor(kKey, qkSize);
-  tensor(kValue, vSize);
-  tensor(kDecay, qkSize);
-  tensor(kBeta, tokens);
-  tensor(kInitialState, stateSize);
-  tensor(kOut, vSize);
-  tensor(kFinalState, stateSize);
-  tensor(kScratch, scratchFloats);
-  operands.append({T, field(kBhBegin, i64), bhEnd, field(kVBegin, i64), field(kVEnd, i64)});
+    Value offset = constant(i64, 0);
+    Value size = constant(i64, kUnknownSize);
+    Value stride = constant(i64, 1);
+    operands.append({p, p, offset, size, stride});
+  }
+  {
+    Value p = field(kScratch, f32Ptr);
+    Value offset = constant(i64, 0);
+    Value stride = constant(i64, 1);
+    operands.append({p, p, offset, scratchFloats, stride});
+  }
+  for (ArgField f : {kT, kQueryTokenStride, kKeyTokenStride, kValueTokenStride, kDecayTokenStride,
+                     kBetaTokenStride, kOutTokenStride, kQueryReadoutStride, kOutReadoutStride,
+                     kVBegin, kVEnd}) {
+    Value v = field(f, i64);
+    operands.push_back(v);
+  }
   b.create<LLVM::CallOp>(loc, TypeRange{}, SymbolRefAttr::get(ctx, entry.body), operands);
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 0)});
 }
@@ -128,6 +141,8 @@ void addInfo(ModuleOp module, const Entry& entry) {
   info[GDR_INFO_COLUMN_ALIGN] = entry.vectorBits / 32;
   info[GDR_INFO_SCRATCH_FLOATS] = entry.scratchFloats;
   info[GDR_INFO_VECTOR_BITS] = entry.vectorBits;
+  info[GDR_INFO_DECAY_KIND] = entry.decayKind;
+  info[GDR_INFO_READOUTS] = entry.readouts;
   auto type = LLVM::LLVMArrayType::get(b.getI64Type(), info.size());
   auto value = DenseElementsAttr::get(
       RankedTensorType::get({static_cast<int64_t>(info.size())}, b.getI64Type()),
@@ -162,8 +177,12 @@ struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
           return signalPassFailure();
         }
         auto bits = fn->getAttrOfType<IntegerAttr>("gdr.vector_bits");
+        auto decay = fn->getAttrOfType<IntegerAttr>("gdr.decay_kind");
+        auto readouts = fn->getAttrOfType<IntegerAttr>("gdr.readouts");
         entries.push_back({name.str(), fn.getName().str(), k.getInt(), v.getInt(),
-                           scratch.getInt(), bits ? bits.getInt() : 0});
+                           decay ? decay.getInt() : GDR_DECAY_CHANNEL,
+                           readouts ? readouts.getInt() : 1, scratch.getInt(),
+                           bits ? bits.getInt() : 0});
       }
     });
 

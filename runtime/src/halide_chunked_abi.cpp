@@ -6,15 +6,15 @@
 namespace gdr {
 namespace {
 
-// A dense float buffer of up to two dimensions; `host` points at the element
-// at the mins, as Halide expects.
+// A float buffer of up to two dimensions, dense along the first; `host`
+// points at the element at the mins, as Halide expects.
 struct View {
   halide_dimension_t dim[2];
   halide_buffer_t buf{};  // every field zero (no device, no flags)
   View(const float* host, int dims, int32_t min0, int32_t extent0, int32_t extent1,
-       int32_t stride1) {
+       int64_t stride1) {
     dim[0] = halide_dimension_t(min0, extent0, 1);
-    dim[1] = halide_dimension_t(0, extent1, stride1);
+    dim[1] = halide_dimension_t(0, extent1, static_cast<int32_t>(stride1));
     buf.host = reinterpret_cast<uint8_t*>(const_cast<float*>(host));
     buf.type = halide_type_t(halide_type_float, 32);
     buf.dimensions = dims;
@@ -22,60 +22,91 @@ struct View {
   }
 };
 
+// Rows [0, rows) of `width` columns from `from` to `to` (rows V apart).
+void copy_columns(const float* from, float* to, int64_t rows, int64_t V, int64_t v0, int64_t width) {
+  for (int64_t r = 0; r < rows; ++r)
+    std::memmove(to + r * V + v0, from + r * V + v0, width * sizeof(float));
+}
+
 }  // namespace
 
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk) {
   const int64_t T = a->T, K = a->K, V = a->V, v0 = a->v_begin, width = a->v_end - a->v_begin;
   const int64_t chunks = (T + chunk - 1) / chunk;
+  const bool scalar_decay = a->decay_kind == GDR_DECAY_SCALAR;
+  // In place, an odd number of chunks would have the first read and write
+  // final_state: it reads a copy in scratch instead.
+  const bool in_place = a->initial_state == a->final_state;
+  const bool copy_first = in_place && chunks % 2 == 1 && chunks > 0;
   // More than one chunk carries the state through scratch. Halide would take
   // a null scratch for a bounds query (return 0, compute nothing), and a short
   // one would be overrun: refuse both, with the recurrent kernels' code 2.
-  if (chunks > 1 && (!a->scratch || a->scratch_floats < halide_chunked_scratch_floats(T, K, V)))
+  if ((chunks > 1 || copy_first) &&
+      (!a->scratch || a->scratch_floats < halide_chunked_scratch_floats(T, K, V)))
     return 2;
-  for (int64_t bh = a->bh_begin; bh < a->bh_end; ++bh) {
-    const float* s0 = a->initial_state + bh * K * V;
-    float* final_state = a->final_state + bh * K * V;
-    if (chunks == 0) {
-      for (int64_t r = 0; r < K; ++r)
-        std::memcpy(final_state + r * V + v0, s0 + r * V + v0, width * sizeof(float));
-      continue;
-    }
-    // States alternate between final_state and scratch, ending in final_state.
-    const float* state_in = s0;
-    for (int64_t n = 0; n < chunks; ++n) {
-      float* state_out = (chunks - 1 - n) % 2 == 0 ? final_state : a->scratch;
-      const int64_t t0 = n * chunk, L = std::min(chunk, T - t0);
-      const int64_t tok = bh * T + t0;
-      View q(a->query + tok * K, 2, 0, K, L, K), k(a->key + tok * K, 2, 0, K, L, K),
-          d(a->decay + tok * K, 2, 0, K, L, K), v(a->value + tok * V, 2, 0, V, L, V),
-          beta(a->beta + tok, 1, 0, L, 1, 0), s_in(state_in, 2, 0, V, K, V),
-          out(a->out + tok * V + v0, 2, v0, width, L, V),
-          s_out(state_out + v0, 2, v0, width, K, V);
-      // Touch the next chunk's inputs every half page before this chunk runs:
-      // the few demand-like requests start the hardware streamers on those
-      // pages, so the next call does not wait on DRAM for its first lines.
-      // The same for the next chunk's output rows, for writing (their
-      // read-for-ownership otherwise stalls `out`). Every line (64 B stride)
-      // measured no faster, every page start slower, and 512 B for the
-      // output slower. Ice Lake VM, H = 32, K = V = 128, T = 2048, c16-w16,
-      // 1 thread: 89.2 ms without, 87.1 ms with the inputs, 85.1 ms with the
-      // output too.
-      if (n + 1 < chunks) {
-        const int64_t tn = tok + L, Ln = std::min(chunk, T - t0 - L);
-        const char* next[4] = {reinterpret_cast<const char*>(a->query + tn * K),
-                               reinterpret_cast<const char*>(a->key + tn * K),
-                               reinterpret_cast<const char*>(a->decay + tn * K),
-                               reinterpret_cast<const char*>(a->value + tn * V)};
-        const int64_t bytes[4] = {Ln * K * 4, Ln * K * 4, Ln * K * 4, Ln * V * 4};
-        for (int p = 0; p < 4; ++p)
-          for (int64_t b = 0; b < bytes[p]; b += 2048) __builtin_prefetch(next[p] + b, 0, 3);
-        const char* next_out = reinterpret_cast<const char*>(a->out + tn * V + v0);
-        for (int64_t b = 0; b < Ln * V * 4; b += 2048) __builtin_prefetch(next_out + b, 1, 3);
+  if (a->readouts != 1) return 1;  // the pipeline reads one query per state head
+  const float* s0 = a->initial_state;
+  float* final_state = a->final_state;
+  if (chunks == 0) {
+    if (!in_place) copy_columns(s0, final_state, K, V, v0, width);
+    return 0;
+  }
+  if (copy_first) {
+    copy_columns(s0, a->scratch, K, V, v0, width);
+    s0 = a->scratch;
+  }
+  // States alternate between final_state and scratch, ending in final_state.
+  const float* state_in = s0;
+  for (int64_t n = 0; n < chunks; ++n) {
+    float* state_out = (chunks - 1 - n) % 2 == 0 ? final_state : a->scratch;
+    const int64_t t0 = n * chunk, L = std::min(chunk, T - t0);
+    const float* query = a->query + t0 * a->query_token_stride;
+    const float* key = a->key + t0 * a->key_token_stride;
+    const float* decay = a->decay + t0 * a->decay_token_stride;
+    const float* value = a->value + t0 * a->value_token_stride;
+    float* out = a->out + t0 * a->out_token_stride;
+    View q(query, 2, 0, K, L, a->query_token_stride), k(key, 2, 0, K, L, a->key_token_stride),
+        d = scalar_decay ? View(decay, 1, 0, L, 1, 0) : View(decay, 2, 0, K, L, a->decay_token_stride),
+        v(value, 2, 0, V, L, a->value_token_stride),
+        beta(a->beta + t0 * a->beta_token_stride, 1, 0, L, 1, 0), s_in(state_in, 2, 0, V, K, V),
+        o(out + v0, 2, v0, width, L, a->out_token_stride), s_out(state_out + v0, 2, v0, width, K, V);
+    if (scalar_decay) d.dim[0].stride = static_cast<int32_t>(a->decay_token_stride);
+    beta.dim[0].stride = static_cast<int32_t>(a->beta_token_stride);
+    // Touch the next chunk's inputs every half page before this chunk runs:
+    // the few demand-like requests start the hardware streamers on those
+    // pages, so the next call does not wait on DRAM for its first lines.
+    // The same for the next chunk's output rows, for writing (their
+    // read-for-ownership otherwise stalls `out`). Every line (64 B stride)
+    // measured no faster, every page start slower, and 512 B for the
+    // output slower. Ice Lake VM, H = 32, K = V = 128, T = 2048, c16-w16,
+    // 1 thread: 89.2 ms without, 87.1 ms with the inputs, 85.1 ms with the
+    // output too. Token-major rows are not contiguous: the first bytes of
+    // each next row then.
+    if (n + 1 < chunks) {
+      const int64_t Ln = std::min(chunk, T - t0 - L);
+      const float* next[4] = {query + L * a->query_token_stride, key + L * a->key_token_stride,
+                              decay + L * a->decay_token_stride, value + L * a->value_token_stride};
+      const int64_t stride[4] = {a->query_token_stride, a->key_token_stride,
+                                 scalar_decay ? 0 : a->decay_token_stride, a->value_token_stride};
+      const int64_t row[4] = {K, K, scalar_decay ? 0 : K, V};
+      for (int p = 0; p < 4; ++p) {
+        const char* base = reinterpret_cast<const char*>(next[p]);
+        if (stride[p] == row[p]) {
+          for (int64_t b = 0; b < Ln * row[p] * 4; b += 2048) __builtin_prefetch(base + b, 0, 3);
+        } else {
+          for (int64_t t = 0; t < Ln && row[p]; ++t) __builtin_prefetch(base + t * stride[p] * 4, 0, 3);
+        }
       }
-      if (int err = fn(&q.buf, &k.buf, &v.buf, &d.buf, &beta.buf, &s_in.buf, &out.buf, &s_out.buf))
-        return err;
-      state_in = state_out;
+      const char* next_out = reinterpret_cast<const char*>(out + L * a->out_token_stride + v0);
+      if (a->out_token_stride == V) {
+        for (int64_t b = 0; b < Ln * V * 4; b += 2048) __builtin_prefetch(next_out + b, 1, 3);
+      } else {
+        for (int64_t t = 0; t < Ln; ++t) __builtin_prefetch(next_out + t * a->out_token_stride * 4, 1, 3);
+      }
     }
+    if (int err = fn(&q.buf, &k.buf, &v.buf, &d.buf, &beta.buf, &s_in.buf, &o.buf, &s_out.buf))
+      return err;
+    state_in = state_out;
   }
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "gdr/runtime.h"
 
+#include "call_tasks.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -80,15 +82,24 @@ int threads_for_call(const Tensors& t, int requested, int kernel_max_threads, co
 
 Status execute(const Kernel& kernel, const Tensors& t, const Options& options, ThreadPool& pool) {
   if (Status s = validate(t); !s) return s;
+  const CallShape shape = call_shape(t);
   if ((kernel.K && kernel.K != t.K) || (kernel.V && kernel.V != t.V))
     return Status::error("kernel " + kernel.name + " was built for K=" + std::to_string(kernel.K) +
                          ", V=" + std::to_string(kernel.V) + " but the tensors have K=" +
                          std::to_string(t.K) + ", V=" + std::to_string(t.V));
+  if (kernel.decay_kind && *kernel.decay_kind != t.decay_kind)
+    return Status::error("kernel " + kernel.name + " reads " + decay_kind_name(*kernel.decay_kind) +
+                         " decay but the call has " + decay_kind_name(t.decay_kind) + " decay");
+  if (kernel.readouts && kernel.readouts != shape.readouts)
+    return Status::error("kernel " + kernel.name + " reads each state head with " +
+                         std::to_string(kernel.readouts) + " queries but the call has " +
+                         std::to_string(shape.readouts) + " (query_heads / H)");
   if (options.column_parts < 0)
     return Status::error("column_parts must be >= 0, got " + std::to_string(options.column_parts));
 
+  const CallTasks tasks(t);
   const int threads = threads_for_call(t, options.threads, kernel.max_threads, pool);
-  const int64_t heads = t.B * t.H;
+  const int64_t heads = tasks.count();
   int64_t parts = 1;
   if (kernel.column_align > 0) {
     const int64_t max_parts = (t.V + kernel.column_align - 1) / kernel.column_align;
@@ -102,10 +113,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   std::atomic<int32_t> failure{0};
   const bool ran = pool.parallel_for(heads * parts, threads, scratch_floats,
                                      [&](int64_t task, int, float* scratch) {
-    gdr_kernel_args a{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
-                      t.final_state, t.T, t.K, t.V, 0, 0, 0, 0, nullptr, 0};
-    a.bh_begin = task / parts;
-    a.bh_end = a.bh_begin + 1;
+    gdr_kernel_args a = tasks.args(task / parts);
     column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a.v_begin,
                  &a.v_end);
     if (a.v_begin == a.v_end) return;

@@ -1,7 +1,10 @@
 #include "gdr/tensors.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gdr {
 namespace {
@@ -9,22 +12,22 @@ namespace {
 bool mul(int64_t a, int64_t b, int64_t* r) { return !__builtin_mul_overflow(a, b, r); }
 
 // Element count of a tensor with the given dims, or -1 on overflow of the
-// byte count (elements * 4 must fit in int64).
+// byte count (elements * 8 must fit in int64: indices may be int64).
 int64_t elements(std::initializer_list<int64_t> dims) {
   int64_t n = 1;
   for (int64_t d : dims)
     if (!mul(n, d, &n)) return -1;
   int64_t bytes;
-  return mul(n, static_cast<int64_t>(sizeof(float)), &bytes) ? n : -1;
+  return mul(n, 8, &bytes) ? n : -1;
 }
 
 struct Span {
   const char* name;
   const void* data;
-  int64_t elements;
+  int64_t bytes;
   uintptr_t begin() const { return reinterpret_cast<uintptr_t>(data); }
-  uintptr_t end() const { return begin() + static_cast<uintptr_t>(elements) * sizeof(float); }
-  bool empty() const { return elements == 0; }
+  uintptr_t end() const { return begin() + static_cast<uintptr_t>(bytes); }
+  bool empty() const { return bytes == 0 || data == nullptr; }
 };
 
 bool overlap(const Span& a, const Span& b) {
@@ -37,10 +40,57 @@ std::string dims(const Tensors& t) {
          ", K=" + std::to_string(t.K) + ", V=" + std::to_string(t.V);
 }
 
+std::string str(int64_t v) { return std::to_string(v); }
+
+int64_t index_bytes(const Indices& i) {
+  return i.size * (i.type == Indices::Type::Int32 ? 4 : 8);
+}
+
+// Slot indices: one per sequence, each in [lowest, slots).
+Status check_indices(const char* name, const Indices& indices, int64_t sequences, int64_t lowest,
+                     int64_t slots) {
+  if (indices.size != sequences)
+    return Status::error(std::string(name) + " has " + str(indices.size) + " entries, but there are " +
+                         str(sequences) + " sequences");
+  for (int64_t i = 0; i < sequences; ++i)
+    if (indices[i] < lowest || indices[i] >= slots)
+      return Status::error(std::string(name) + "[" + str(i) + "] = " + str(indices[i]) +
+                           " is out of range [" + str(lowest) + ", " + str(slots) + ")");
+  return Status::ok();
+}
+
+int64_t slot(const Indices& indices, int64_t sequence) {
+  return indices.given() ? indices[sequence] : sequence;
+}
+
 }  // namespace
 
+const char* layout_name(Layout layout) { return layout == Layout::TokenMajor ? "bthd" : "bhtd"; }
+const char* decay_kind_name(DecayKind kind) { return kind == DecayKind::Scalar ? "scalar" : "channel"; }
+
+CallShape call_shape(const Tensors& t) {
+  CallShape s;
+  s.sequences = t.cu_seqlens.given() ? t.cu_seqlens.size - 1 : t.B;
+  s.key_heads = t.key_heads > 0 ? t.key_heads : t.H;
+  s.query_heads = t.query_heads > 0 ? t.query_heads : t.H;
+  s.out_heads = std::max(s.query_heads, t.H);
+  s.readouts = s.query_heads > t.H ? s.query_heads / t.H : 1;
+  s.initial_slots = t.initial_state_indices.given() ? t.initial_state_slots : s.sequences;
+  s.final_slots = t.final_state_indices.given() ? t.final_state_slots : s.sequences;
+  return s;
+}
+
 TensorSizes tensor_sizes(const Tensors& t) {
-  return {t.B * t.H * t.T * t.K, t.B * t.H * t.T * t.V, t.B * t.H * t.T, t.B * t.H * t.K * t.V};
+  const CallShape s = call_shape(t);
+  const int64_t tokens = t.B * t.T, state = t.H * t.K * t.V;
+  return {tokens * s.query_heads * t.K,
+          tokens * s.key_heads * t.K,
+          tokens * t.H * t.V,
+          tokens * t.H * (t.decay_kind == DecayKind::Scalar ? 1 : t.K),
+          tokens * t.H,
+          tokens * s.out_heads * t.V,
+          s.initial_slots * state,
+          s.final_slots * state};
 }
 
 Status validate_sizes(const Tensors& t) {
@@ -50,13 +100,30 @@ Status validate_sizes(const Tensors& t) {
     int64_t min;
   };
   for (const Dim& d : {Dim{"B", t.B, 1}, Dim{"H", t.H, 1}, Dim{"T", t.T, 0}, Dim{"K", t.K, 1},
-                       Dim{"V", t.V, 1}}) {
+                       Dim{"V", t.V, 1}, Dim{"key_heads", t.key_heads, 0},
+                       Dim{"query_heads", t.query_heads, 0},
+                       Dim{"initial_state_slots", t.initial_state_slots, 0},
+                       Dim{"final_state_slots", t.final_state_slots, 0}}) {
     if (d.value < d.min)
       return Status::error(std::string(d.name) + " must be " + (d.min ? "positive" : "non-negative") +
-                           ", got " + std::to_string(d.value) + " (" + dims(t) + ")");
+                           ", got " + str(d.value) + " (" + dims(t) + ")");
   }
-  if (elements({t.B, t.H, t.T, t.K}) < 0 || elements({t.B, t.H, t.T, t.V}) < 0 ||
-      elements({t.B, t.H, t.K, t.V}) < 0)
+  const CallShape s = call_shape(t);
+  if (t.H % s.key_heads != 0)
+    return Status::error("key_heads: H=" + str(t.H) + " is not a multiple of key_heads=" +
+                         str(s.key_heads));
+  if (t.H % s.query_heads != 0 && s.query_heads % t.H != 0)
+    return Status::error("query_heads: neither H=" + str(t.H) + " nor query_heads=" +
+                         str(s.query_heads) + " is a multiple of the other");
+  if (t.cu_seqlens.given()) {
+    if (t.B != 1)
+      return Status::error("cu_seqlens: a variable-length batch needs B = 1, got B=" + str(t.B));
+    if (t.cu_seqlens.size < 1)
+      return Status::error("cu_seqlens: needs at least one offset (0), got none");
+  }
+  const int64_t most_heads = std::max({s.query_heads, s.key_heads, s.out_heads});
+  if (elements({t.B, most_heads, t.T, std::max(t.K, t.V)}) < 0 ||
+      elements({std::max(s.initial_slots, s.final_slots), t.H, t.K, t.V}) < 0)
     return Status::error("sizes overflow: the tensors' byte counts do not fit in 64 bits (" +
                          dims(t) + ")");
   return Status::ok();
@@ -64,29 +131,98 @@ Status validate_sizes(const Tensors& t) {
 
 Status validate(const Tensors& t) {
   if (Status s = validate_sizes(t); !s) return s;
+  const CallShape shape = call_shape(t);
+
+  // Indices are read below: aligned first.
+  for (const auto& [name, indices] : {std::pair<const char*, const Indices*>{"cu_seqlens", &t.cu_seqlens},
+                                      {"initial_state_indices", &t.initial_state_indices},
+                                      {"final_state_indices", &t.final_state_indices}})
+    if (indices->type == Indices::Type::Int64 && reinterpret_cast<uintptr_t>(indices->data) % 8)
+      return Status::error(std::string(name) + " is not aligned to 8 bytes (int64)");
+
+  if (t.cu_seqlens.given()) {
+    const Indices& cu = t.cu_seqlens;
+    if (cu[0] != 0) return Status::error("cu_seqlens[0] must be 0, got " + str(cu[0]));
+    for (int64_t i = 1; i < cu.size; ++i)
+      if (cu[i] < cu[i - 1])
+        return Status::error("cu_seqlens must be non-decreasing: cu_seqlens[" + str(i) + "] = " +
+                             str(cu[i]) + " < cu_seqlens[" + str(i - 1) + "] = " + str(cu[i - 1]));
+    if (cu[cu.size - 1] != t.T)
+      return Status::error("cu_seqlens: the last offset must be T=" + str(t.T) + ", got " +
+                           str(cu[cu.size - 1]));
+  }
+  if (t.initial_state_indices.given()) {
+    if (!t.initial_state)
+      return Status::error("initial_state_indices given, but initial_state is a null pointer");
+    if (Status s = check_indices("initial_state_indices", t.initial_state_indices, shape.sequences,
+                                 -1, shape.initial_slots);
+        !s)
+      return s;
+  }
+  if (t.final_state_indices.given()) {
+    if (Status s = check_indices("final_state_indices", t.final_state_indices, shape.sequences, 0,
+                                 shape.final_slots);
+        !s)
+      return s;
+    std::vector<int64_t> writer(shape.final_slots, -1);
+    for (int64_t i = 0; i < shape.sequences; ++i) {
+      int64_t& w = writer[t.final_state_indices[i]];
+      if (w >= 0)
+        return Status::error("final_state_indices: sequences " + str(w) + " and " + str(i) +
+                             " both write slot " + str(t.final_state_indices[i]));
+      w = i;
+    }
+  }
 
   const TensorSizes n = tensor_sizes(t);
-  const Span inputs[] = {{"query", t.query, n.qk},
-                         {"key", t.key, n.qk},
-                         {"value", t.value, n.value},
-                         {"decay", t.decay, n.qk},
-                         {"beta", t.beta, n.beta},
-                         {"initial_state", t.initial_state, n.state}};
-  const Span out{"out", t.out, n.value};
-  const Span final_state{"final_state", t.final_state, n.state};
+  const Span inputs[] = {{"query", t.query, n.query * 4},
+                         {"key", t.key, n.key * 4},
+                         {"value", t.value, n.value * 4},
+                         {"decay", t.decay, n.decay * 4},
+                         {"beta", t.beta, n.beta * 4},
+                         {"cu_seqlens", t.cu_seqlens.data, index_bytes(t.cu_seqlens)},
+                         {"initial_state_indices", t.initial_state_indices.data,
+                          index_bytes(t.initial_state_indices)},
+                         {"final_state_indices", t.final_state_indices.data,
+                          index_bytes(t.final_state_indices)},
+                         {"initial_state", t.initial_state, n.initial_state * 4}};
+  const Span& initial = inputs[8];
+  const Span out{"out", t.out, n.out * 4};
+  const Span final_state{"final_state", t.final_state, n.final_state * 4};
 
-  for (const Span* s : {&inputs[0], &inputs[1], &inputs[2], &inputs[3], &inputs[4], &inputs[5],
-                        &out, &final_state}) {
-    if (s->data == nullptr && !s->empty())
+  for (const Span* s : {&inputs[0], &inputs[1], &inputs[2], &inputs[3], &inputs[4], &out, &final_state})
+    if (s->data == nullptr && s->bytes > 0)
       return Status::error(std::string(s->name) + " is a null pointer");
+  for (const Span& s : inputs)
+    if (s.begin() % 4 != 0) return Status::error(std::string(s.name) + " is not aligned to 4 bytes");
+  for (const Span* s : {&out, &final_state})
     if (s->begin() % alignof(float) != 0)
       return Status::error(std::string(s->name) + " is not aligned to 4 bytes (float32)");
+  // In place: the same pool, read and written by the same sequence only.
+  const bool same_pool = !initial.empty() && !final_state.empty() && t.initial_state == t.final_state &&
+                         n.initial_state == n.final_state;
+  if (same_pool && t.in_place) {
+    // reader[slot]: the one sequence reading it, -1 none, -2 several.
+    std::vector<int64_t> reader(shape.final_slots, -1);
+    for (int64_t i = 0; i < shape.sequences; ++i)
+      if (int64_t r = slot(t.initial_state_indices, i); r >= 0) reader[r] = reader[r] == -1 ? i : -2;
+    for (int64_t i = 0; i < shape.sequences; ++i) {
+      const int64_t f = slot(t.final_state_indices, i), r = reader[f];
+      if (r != -1 && r != i)
+        return Status::error("in place: sequence " + str(i) + " writes slot " + str(f) + ", which " +
+                             (r == -2 ? std::string("several sequences read") : "sequence " + str(r) + " reads"));
+    }
   }
   for (const Span* written : {&final_state, &out}) {
-    for (const Span& in : inputs)
+    for (const Span& in : inputs) {
+      if (&in == &initial && written == &final_state && same_pool && t.in_place) continue;
       if (overlap(*written, in))
         return Status::error(std::string(written->name) + " overlaps " + in.name +
-                             ": outputs must not share memory with any input");
+                             (&in == &initial && written == &final_state
+                                  ? (t.in_place ? ": in place, final_state must be initial_state itself, the same pool"
+                                                : ": set in_place to update states in place")
+                                  : ": outputs must not share memory with any input"));
+    }
   }
   if (overlap(out, final_state)) return Status::error("out overlaps final_state");
   return Status::ok();

@@ -4,23 +4,31 @@ namespace gdr::schedules {
 
 using namespace Halide;
 
-void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
+void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool scalar_decay) {
   g.K = K;
   g.V = V;
   g.C = C;
+  g.scalar_decay = scalar_decay;
+  if (scalar_decay) g.decay = ImageParam(Float(32), 1, "decay");
   const int SB = kSubBlock, n = C / SB;  // n sub-blocks per chunk
   Var r = g.r, v = g.v, i = g.i, j = g.j, jl = g.jl, il = g.il, bI = g.bI, bJ = g.bJ;
 
-  // Layout the caller promises (see halide_chunked_abi.h): dense rows.
+  // Layout the caller promises (see halide_chunked_abi.h): dense rows, any
+  // token stride (head-major rows are K or V apart, token-major rows H·K).
   g.query.dim(0).set_bounds(0, K).set_stride(1);
   g.key.dim(0).set_bounds(0, K).set_stride(1);
-  g.decay.dim(0).set_bounds(0, K).set_stride(1);
   g.value.dim(0).set_bounds(0, V).set_stride(1);
-  g.query.dim(1).set_min(0).set_stride(K);
-  g.key.dim(1).set_min(0).set_stride(K);
-  g.decay.dim(1).set_min(0).set_stride(K);
-  g.value.dim(1).set_min(0).set_stride(V);
-  g.beta.dim(0).set_min(0).set_stride(1);
+  g.query.dim(1).set_min(0);
+  g.key.dim(1).set_min(0);
+  g.value.dim(1).set_min(0);
+  // Per-token scalars are H apart in token-major tensors: no stride-1 rule.
+  g.beta.dim(0).set_min(0).set_stride(Expr());
+  if (scalar_decay) {
+    g.decay.dim(0).set_min(0).set_stride(Expr());
+  } else {
+    g.decay.dim(0).set_bounds(0, K).set_stride(1);
+    g.decay.dim(1).set_min(0);
+  }
   g.state_in.dim(0).set_bounds(0, V).set_stride(1);
   g.state_in.dim(1).set_bounds(0, K).set_stride(V);
 
@@ -30,7 +38,7 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
   auto row = [&](Expr t) { return clamp(t, 0, L - 1); };
   g.k(r, i) = select(i < L, g.key(r, row(i)), 0.f);
   g.q(r, i) = select(i < L, g.query(r, row(i)), 0.f);
-  g.d(r, i) = select(i < L, g.decay(r, row(i)), 1.f);
+  g.d(r, i) = select(i < L, scalar_decay ? g.decay(row(i)) : g.decay(r, row(i)), 1.f);
   g.b(i) = select(i < L, g.beta(row(i)), 0.f);
   g.vb(v, i) = select(i < L, g.beta(row(i)) * g.value(v, row(i)), 0.f);
 
@@ -141,7 +149,7 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C) {
   g.state_out(v, r) = g.s_upd(v, r);
 
   g.out.output_buffer().dim(0).set_stride(1);
-  g.out.output_buffer().dim(1).set_min(0).set_stride(V);
+  g.out.output_buffer().dim(1).set_min(0);
   g.state_out.output_buffer().dim(0).set_stride(1);
   g.state_out.output_buffer().dim(1).set_bounds(0, K).set_stride(V);
 }

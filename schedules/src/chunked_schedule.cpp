@@ -170,7 +170,10 @@ std::string apply_autoschedule(ChunkedAlgorithm& g, const Target& target,
     });
     g.query.set_estimates({{0, K}, {0, C}});
     g.key.set_estimates({{0, K}, {0, C}});
-    g.decay.set_estimates({{0, K}, {0, C}});
+    if (g.scalar_decay)
+      g.decay.set_estimates({{0, C}});
+    else
+      g.decay.set_estimates({{0, K}, {0, C}});
     g.value.set_estimates({{0, V}, {0, C}});
     g.beta.set_estimates({{0, C}});
     g.state_in.set_estimates({{0, V}, {0, K}});

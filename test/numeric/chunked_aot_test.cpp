@@ -68,17 +68,13 @@ TEST(ChunkedAot, SameBitsAsJitAndWithinContract) {
   }
 }
 
-// The kernel's arguments for every head and column of `p`, without scratch.
-gdr_kernel_args whole_call(Problem& p) {
-  const Tensors t = p.tensors();
-  return gdr_kernel_args{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
-                         t.final_state, t.T, t.K, t.V, 0, t.B * t.H, 0, t.V, nullptr, 0};
-}
+// The kernel's arguments for every column of `p` (one head), without scratch.
+gdr_kernel_args whole_call(Problem& p) { return single_head_args(p.tensors()); }
 
 // More than one chunk needs K x V floats of scratch; the bridge refuses a
 // missing or short one (code 2) instead of computing nothing or overrunning.
 TEST(ChunkedAot, RefusesMissingOrShortScratch) {
-  Problem p = make_problem(1, 2, 40, 24, 40);  // two chunks of 32
+  Problem p = make_problem(1, 1, 40, 24, 40);  // two chunks of 32
   gdr_kernel_args a = whole_call(p);
   EXPECT_EQ(gdr_aot_entry(&a), 2);
   std::vector<float> scratch(24 * 40);
@@ -91,7 +87,7 @@ TEST(ChunkedAot, RefusesMissingOrShortScratch) {
   EXPECT_LE(relative_error(p, reference_f64(p)), 1e-4);
 
   // One chunk goes straight from initial_state to final_state: no scratch.
-  Problem q = make_problem(1, 2, 32, 24, 40);
+  Problem q = make_problem(1, 1, 32, 24, 40);
   gdr_kernel_args b = whole_call(q);
   EXPECT_EQ(gdr_aot_entry(&b), 0);
   EXPECT_LE(relative_error(q, reference_f64(q)), 1e-4);

@@ -43,7 +43,7 @@ const RecurrentSchedule kSchedule{8, 16, 1};
 // The disk cache's key description of the recurrent kernel (spec, schedule).
 std::string recurrent_description(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                   const compiler::Target& target) {
-  return compiler::cache_description(compiler::recurrent_variant(spec.K, spec.V, schedule), target);
+  return compiler::cache_description(compiler::recurrent_variant({spec.K, spec.V}, schedule), target);
 }
 
 std::vector<char> read_file(const std::string& path) {

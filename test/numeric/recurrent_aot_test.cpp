@@ -59,7 +59,7 @@ TEST(RecurrentAot, TheObjectsTableIsReadWithoutRunningIt) {
   std::vector<char> object;
   ASSERT_TRUE(compiler::compile_recurrent_object(spec, schedule, compiler::host_target(), &object));
   KernelInfo info;
-  const std::string name = compiler::recurrent_variant(spec.K, spec.V, schedule).name();
+  const std::string name = compiler::recurrent_variant({spec.K, spec.V}, schedule).name();
   const Status s = compiler::object_kernel_info(object, name, &info);
   ASSERT_TRUE(s) << s.message();
   EXPECT_EQ(info.K, AOT_CONSTANT(K));
@@ -106,9 +106,9 @@ TEST(RecurrentAot, EntryRefusesOtherSizesAndShortScratch) {
   const std::vector<float> out_before = p.out;
   const Tensors t = p.tensors();
   std::vector<float> scratch(AOT_CONSTANT(scratch_floats));
-  gdr_kernel_args a{t.query, t.key, t.value, t.decay, t.beta, t.initial_state, t.out,
-                    t.final_state, t.T, t.K, t.V, 0, 1, 0, t.V, scratch.data(),
-                    static_cast<int64_t>(scratch.size())};
+  gdr_kernel_args a = single_head_args(t);
+  a.scratch = scratch.data();
+  a.scratch_floats = static_cast<int64_t>(scratch.size());
   const std::vector<float> state_before = p.final_state;
   gdr_kernel_args wrong_k = a;
   wrong_k.K = 41;
@@ -116,6 +116,12 @@ TEST(RecurrentAot, EntryRefusesOtherSizesAndShortScratch) {
   gdr_kernel_args wrong_v = a;
   wrong_v.V = 73;
   EXPECT_EQ(AOT_NAME(&wrong_v), 1);
+  gdr_kernel_args wrong_decay = a;
+  wrong_decay.decay_kind = GDR_DECAY_SCALAR;
+  EXPECT_EQ(AOT_NAME(&wrong_decay), 1);
+  gdr_kernel_args wrong_readouts = a;
+  wrong_readouts.readouts = 2;
+  EXPECT_EQ(AOT_NAME(&wrong_readouts), 1);
   gdr_kernel_args short_scratch = a;
   short_scratch.scratch_floats = AOT_CONSTANT(scratch_floats) - 1;
   EXPECT_EQ(AOT_NAME(&short_scratch), 2);

@@ -157,7 +157,7 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
   // Every candidate of the space is in the report, checked and timed.
   std::vector<std::string> names = {"baseline-two-pass", "baseline-chunked"};
   for (const auto& s : recurrent_coarse({4}, 16))
-    names.push_back("recurrent " + compiler::recurrent_variant(16, 16, s).schedule_str());
+    names.push_back("recurrent " + compiler::recurrent_variant({16, 16}, s).schedule_str());
   for (const auto& s : chunked_space({4})) names.push_back("chunked " + s.str());
   for (const std::string& n : names) EXPECT_NE(md.find("| " + n + " | "), std::string::npos) << n;
   EXPECT_EQ(md.find("wrong:"), std::string::npos);

@@ -9,7 +9,15 @@ namespace {
 int32_t no_op(const gdr_kernel_args*) { return 0; }
 
 TEST(KernelInfo, ReadsTheTableIntoAKernel) {
-  const int64_t table[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 1360, 256};
+  int64_t table[GDR_KERNEL_INFO_FIELDS] = {};
+  table[GDR_INFO_ABI_VERSION] = GDR_KERNEL_ABI_VERSION;
+  table[GDR_INFO_K] = 40;
+  table[GDR_INFO_V] = 72;
+  table[GDR_INFO_COLUMN_ALIGN] = 8;
+  table[GDR_INFO_SCRATCH_FLOATS] = 1360;
+  table[GDR_INFO_VECTOR_BITS] = 256;
+  table[GDR_INFO_DECAY_KIND] = GDR_DECAY_SCALAR;
+  table[GDR_INFO_READOUTS] = 2;
   KernelInfo info;
   ASSERT_TRUE(read_kernel_info("k", table, &info));
   EXPECT_EQ(info.K, 40);
@@ -17,24 +25,33 @@ TEST(KernelInfo, ReadsTheTableIntoAKernel) {
   EXPECT_EQ(info.column_align, 8);
   EXPECT_EQ(info.scratch_floats, 1360);
   EXPECT_EQ(info.vector_bits, 256);
+  EXPECT_EQ(info.decay_kind, DecayKind::Scalar);
+  EXPECT_EQ(info.readouts, 2);
   const Kernel k = kernel_from_info("k", &no_op, info);
   EXPECT_EQ(k.name, "k");
   EXPECT_EQ(k.fn, &no_op);
   EXPECT_EQ(k.K, 40);
   EXPECT_EQ(k.V, 72);
   EXPECT_EQ(k.column_align, 8);
+  EXPECT_EQ(k.decay_kind, DecayKind::Scalar);
+  EXPECT_EQ(k.readouts, 2);
   ASSERT_TRUE(k.scratch_floats);
   EXPECT_EQ(k.scratch_floats(1000, 40, 72), 1360);
 }
 
 TEST(KernelInfo, RefusesAnotherAbiAndImpossibleKernels) {
-  const int64_t other_abi[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION + 1, 40, 72, 8, 0, 256};
-  const int64_t no_k[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 0, 72, 8, 0, 256};
-  const int64_t negative_scratch[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, -1, 256};
+  // Version 1's table had six fields: only its first is read before refusing.
+  const int64_t version_1[6] = {1, 40, 72, 8, 0, 256};
+  const int64_t no_k[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 0, 72, 8, 0, 256, 0, 1};
+  const int64_t negative_scratch[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, -1, 256, 0, 1};
+  const int64_t unknown_decay[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 7, 1};
+  const int64_t no_readouts[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 0, 0};
   const std::pair<const int64_t*, const char*> cases[] = {
-      {other_abi, "kernel 'k' was built for kernel ABI version 2, this runtime speaks 1"},
+      {version_1, "kernel 'k' was built for kernel ABI version 1, this runtime speaks 2"},
       {no_k, "kernel 'k' has an impossible description (K=0,"},
       {negative_scratch, "scratch_floats=-1"},
+      {unknown_decay, "decay_kind=7"},
+      {no_readouts, "readouts=0"},
   };
   for (const auto& [table, message] : cases) {
     KernelInfo info;

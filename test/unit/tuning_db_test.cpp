@@ -58,13 +58,21 @@ TuningDbFile read_ok(const std::string& file) {
 bool same(const TuningRecord& a, const TuningRecord& b) {
   return a.host_cpu == b.host_cpu && a.K == b.K && a.V == b.V && a.T_min == b.T_min &&
          a.T_max == b.T_max && a.threads == b.threads && a.route == b.route &&
-         a.schedule == b.schedule && a.median_ns == b.median_ns;
+         a.schedule == b.schedule && a.median_ns == b.median_ns && a.decay == b.decay &&
+         a.readouts == b.readouts;
 }
 
 TEST_F(TuningDbTest, RoundTripsThroughTheFile) {
-  const std::vector<TuningRecord> records = {
+  std::vector<TuningRecord> records = {
       record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt128-u2", 71234),
-      record("icelake-client", 23, kUnboundedT, 2, Route::Chunked, "c32-w16", 7.5e6, 64, 96)};
+      record("icelake-client", 23, kUnboundedT, 2, Route::Chunked, "c32-w16", 7.5e6, 64, 96),
+      record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt32-u1-p2", 5e5),
+      record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt64-u1-p2", 4e5)};
+  // The form, written after the median only when not the default.
+  records[2].decay = records[3].decay = DecayKind::Scalar;
+  records[2].readouts = 2;
+  EXPECT_EQ(tuning_record_line(records[2]),
+            "icelake-client 128 128 0 22 1 recurrent w16-vt32-u1-p2 500000 decay=scalar readouts=2");
   // A folder that does not exist yet is created.
   const std::string file = path("sub/dir/tuning.db");
   ASSERT_TRUE(write_tuning_db(file, records));
@@ -162,7 +170,7 @@ TEST_F(TuningDbTest, BadLinesAreSkippedOneByOneAndReportedOnce) {
   const TuningDb db = load_tuning_db(path("bad.db"), host("cpu"));
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(db.records().size(), 2u);
-  EXPECT_NE(db.find(Route::Recurrent, 128, 128, 500, 1), nullptr);
+  EXPECT_NE(db.find(Route::Recurrent, {128, 128}, 500, 1), nullptr);
   EXPECT_NE(err.find(path("bad.db") + ":4:"), std::string::npos) << err;
   EXPECT_NE(err.find("and 1 more"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
@@ -223,17 +231,17 @@ TEST_F(TuningDbTest, RecordsThatCannotCompileOnTheHostAreSkipped) {
   ASSERT_EQ(wide.skipped().size(), 5u);
   EXPECT_NE(wide.skipped()[0].find("'unroll' = 16 exceeds"), std::string::npos) << wide.skipped()[0];
   for (int threads = 1; threads <= 5; ++threads)
-    EXPECT_EQ(wide.find(Route::Recurrent, 8, 8, 0, threads), nullptr) << threads;
-  EXPECT_NE(wide.find(Route::Chunked, 8, 8, 0, 6), nullptr);
-  EXPECT_NE(wide.find(Route::Recurrent, 8, 8, 0, 7), nullptr);
+    EXPECT_EQ(wide.find(Route::Recurrent, {8, 8}, 0, threads), nullptr) << threads;
+  EXPECT_NE(wide.find(Route::Chunked, {8, 8}, 0, 6), nullptr);
+  EXPECT_NE(wide.find(Route::Recurrent, {8, 8}, 0, 7), nullptr);
   EXPECT_EQ(wide.records().size(), records.size());
 
   // The same CPU name with 256-bit vectors: width 16 does not fit.
   const TuningDb narrow(records, host("cpu", 256));
   EXPECT_EQ(narrow.skipped().size(), 7u);
-  EXPECT_EQ(narrow.find(Route::Chunked, 8, 8, 0, 6), nullptr);
-  EXPECT_EQ(narrow.find(Route::Recurrent, 8, 8, 0, 7), nullptr);
-  EXPECT_FALSE(plan(narrow, Route::Recurrent, 8, 8, 0, 7).tuned);
+  EXPECT_EQ(narrow.find(Route::Chunked, {8, 8}, 0, 6), nullptr);
+  EXPECT_EQ(narrow.find(Route::Recurrent, {8, 8}, 0, 7), nullptr);
+  EXPECT_FALSE(plan(narrow, Route::Recurrent, {8, 8}, 0, 7).tuned);
 
   // Loaded from a file: one line however many, naming the file, the count
   // and the first record.
@@ -306,8 +314,8 @@ TEST_F(TuningDbTest, ManyRecordsThatDoNotFitGiveOneLine) {
 TEST(TuningDbLookup, DefaultTileFitsV) {
   const TuningDb empty;
   for (int64_t V : {4, 8, 20, 128, 1000}) {
-    const RecurrentSchedule decode = plan(empty, Route::Recurrent, 16, V, 1, 1).variant.recurrent;
-    const RecurrentSchedule prefill = plan(empty, Route::Recurrent, 16, V, 512, 1).variant.recurrent;
+    const RecurrentSchedule decode = plan(empty, Route::Recurrent, {16, V}, 1, 1).variant.recurrent;
+    const RecurrentSchedule prefill = plan(empty, Route::Recurrent, {16, V}, 512, 1).variant.recurrent;
     const int64_t w = decode.vector_width;
     EXPECT_EQ(decode.v_tile % w, 0) << V;
     EXPECT_GE(decode.v_tile, w) << V;
@@ -344,57 +352,71 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
       record("cpu-a", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt32-u4", 900),
       record("cpu-a", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)};
   const TuningDb db(records, host("cpu-a"));
-  ASSERT_NE(db.find(Route::Recurrent, 128, 128, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, 22, 1)->schedule, "w8-vt32-u2-p3");
-  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, 23, 1)->schedule, "w16-vt32-u4");
-  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, int64_t(1) << 40, 1)->schedule, "w16-vt32-u4");
-  EXPECT_EQ(TuningDb(records, host("cpu-b")).find(Route::Recurrent, 128, 128, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, 64, 128, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, 128, 64, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, 128, 128, 1, 2), nullptr);
-  EXPECT_EQ(db.find(Route::Chunked, 128, 128, 1, 1), nullptr);
+  ASSERT_NE(db.find(Route::Recurrent, {128, 128}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, 22, 1)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, 23, 1)->schedule, "w16-vt32-u4");
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, int64_t(1) << 40, 1)->schedule, "w16-vt32-u4");
+  EXPECT_EQ(TuningDb(records, host("cpu-b")).find(Route::Recurrent, {128, 128}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {64, 128}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 64}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, 1, 2), nullptr);
+  EXPECT_EQ(db.find(Route::Chunked, {128, 128}, 1, 1), nullptr);
+  // The form is part of the key: a scalar-decay record serves scalar calls only.
+  TuningRecord scalar = record("cpu-a", 0, 22, 1, Route::Recurrent, "w16-vt64-u1-p2", 50);
+  scalar.decay = DecayKind::Scalar;
+  TuningRecord readouts = record("cpu-a", 0, 22, 1, Route::Recurrent, "w16-vt32-u1-p2", 60);
+  readouts.readouts = 2;
+  const TuningDb forms({records[0], scalar, readouts}, host("cpu-a"));
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128}, 1, 1)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 1}, 1, 1)->schedule,
+            "w16-vt64-u1-p2");
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Channel, 2}, 1, 1)->schedule,
+            "w16-vt32-u1-p2");
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 2}, 1, 1), nullptr);
+  EXPECT_EQ(plan(forms, Route::Auto, {128, 128, DecayKind::Scalar, 1}, 1, 1).variant.decay,
+            DecayKind::Scalar);
   // A schedule that does not parse for its route is never found.
   EXPECT_EQ(TuningDb({record("cpu-a", 0, 9, 1, Route::Recurrent, "c16-w16", 1)}, host("cpu-a"))
-                .find(Route::Recurrent, 128, 128, 1, 1),
+                .find(Route::Recurrent, {128, 128}, 1, 1),
             nullptr);
 
   // plan(): tuned where a record matches, the defaults elsewhere.
-  Plan p = plan(db, Route::Recurrent, 128, 128, 1, 1);
+  Plan p = plan(db, Route::Recurrent, {128, 128}, 1, 1);
   EXPECT_TRUE(p.tuned);
   EXPECT_EQ(p.variant.schedule_str(), "w8-vt32-u2-p3");
-  for (Plan other : {plan(TuningDb(records, host("cpu-b")), Route::Recurrent, 128, 128, 1, 1),
-                     plan(db, Route::Recurrent, 96, 128, 1, 1),
-                     plan(db, Route::Recurrent, 128, 96, 1, 1),
-                     plan(db, Route::Recurrent, 128, 128, 1, 2)}) {
+  for (Plan other : {plan(TuningDb(records, host("cpu-b")), Route::Recurrent, {128, 128}, 1, 1),
+                     plan(db, Route::Recurrent, {96, 128}, 1, 1),
+                     plan(db, Route::Recurrent, {128, 96}, 1, 1),
+                     plan(db, Route::Recurrent, {128, 128}, 1, 2)}) {
     EXPECT_FALSE(other.tuned) << other.str();
     EXPECT_EQ(other.variant.route, Route::Recurrent);
   }
   // Chunked: tuned from T = 23 on, the default schedule below.
-  EXPECT_EQ(plan(db, Route::Chunked, 128, 128, 100, 1).str(), "chunked c32-w8 (tuned)");
-  EXPECT_EQ(plan(db, Route::Chunked, 128, 128, 5, 1).variant.chunked, schedules::default_schedule());
-  EXPECT_FALSE(plan(db, Route::Chunked, 128, 128, 5, 1).tuned);
+  EXPECT_EQ(plan(db, Route::Chunked, {128, 128}, 100, 1).str(), "chunked c32-w8 (tuned)");
+  EXPECT_EQ(plan(db, Route::Chunked, {128, 128}, 5, 1).variant.chunked, schedules::default_schedule());
+  EXPECT_FALSE(plan(db, Route::Chunked, {128, 128}, 5, 1).tuned);
 }
 
 TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
   const TuningDb chunked_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1", 900),
                                  record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                                 host("cpu"));
-  EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 512, 1).str(), "chunked c32-w8 (tuned)");
+  EXPECT_EQ(plan(chunked_faster, Route::Auto, {128, 128}, 512, 1).str(), "chunked c32-w8 (tuned)");
   // Below the bucket: nothing tuned, the recurrent default.
-  EXPECT_EQ(plan(chunked_faster, Route::Auto, 128, 128, 1, 1).variant.route, Route::Recurrent);
+  EXPECT_EQ(plan(chunked_faster, Route::Auto, {128, 128}, 1, 1).variant.route, Route::Recurrent);
   const TuningDb recurrent_faster({record("cpu", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1-p2", 700),
                                    record("cpu", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                                   host("cpu"));
-  EXPECT_EQ(plan(recurrent_faster, Route::Auto, 128, 128, 512, 1).str(),
+  EXPECT_EQ(plan(recurrent_faster, Route::Auto, {128, 128}, 512, 1).str(),
             "recurrent w16-vt64-u1-p2 (tuned)");
   // Buckets from different runs are not compared: recurrent.
   const TuningDb apart({record("cpu", 23, 1000, 1, Route::Recurrent, "w16-vt64-u1", 900),
                         record("cpu", 100, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                        host("cpu"));
-  EXPECT_EQ(plan(apart, Route::Auto, 128, 128, 512, 1).variant.route, Route::Recurrent);
+  EXPECT_EQ(plan(apart, Route::Auto, {128, 128}, 512, 1).variant.route, Route::Recurrent);
   const TuningDb only_chunked({record("cpu", 0, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                               host("cpu"));
-  EXPECT_EQ(plan(only_chunked, Route::Auto, 128, 128, 512, 1).str().rfind("recurrent", 0), 0u);
+  EXPECT_EQ(plan(only_chunked, Route::Auto, {128, 128}, 512, 1).str().rfind("recurrent", 0), 0u);
 }
 
 }  // namespace

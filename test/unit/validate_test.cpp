@@ -14,6 +14,20 @@
 namespace gdr {
 namespace {
 
+// Offsets and slot indices for the cases below (B = 1, T = 5).
+const int64_t kCuWhole[] = {0, 5}, kCuFrom1[] = {1, 5}, kCuDown[] = {0, 4, 3, 5},
+              kCuShort[] = {0, 2, 4}, kCuTwo[] = {0, 2, 5};
+const int64_t kSlot0[] = {0}, kSlot5[] = {5}, kSlotMinus1[] = {-1}, kSlots00[] = {0, 0},
+              kSlots01[] = {0, 1}, kSlots10[] = {1, 0};
+
+template <size_t N>
+Indices indices(const int64_t (&values)[N]) {
+  Indices i;
+  i.data = values;
+  i.size = N;
+  return i;
+}
+
 struct Case {
   const char* name;
   std::function<void(Tensors&, test::Problem&)> corrupt;
@@ -33,8 +47,80 @@ const Case kCases[] = {
     {"null value", [](Tensors& t, test::Problem&) { t.value = nullptr; }, "value is a null pointer"},
     {"null decay", [](Tensors& t, test::Problem&) { t.decay = nullptr; }, "decay is a null pointer"},
     {"null beta", [](Tensors& t, test::Problem&) { t.beta = nullptr; }, "beta is a null pointer"},
-    {"null initial_state", [](Tensors& t, test::Problem&) { t.initial_state = nullptr; },
-     "initial_state is a null pointer"},
+    {"key_heads negative", [](Tensors& t, test::Problem&) { t.key_heads = -1; },
+     "key_heads must be non-negative"},
+    {"key_heads not dividing H", [](Tensors& t, test::Problem&) { t.key_heads = 3; },
+     "key_heads: H=2 is not a multiple of key_heads=3"},
+    {"query_heads not grouping H", [](Tensors& t, test::Problem&) { t.query_heads = 3; },
+     "query_heads: neither H=2 nor query_heads=3"},
+    {"slots negative", [](Tensors& t, test::Problem&) { t.final_state_slots = -1; },
+     "final_state_slots must be non-negative"},
+    {"cu_seqlens with B > 1",
+     [](Tensors& t, test::Problem&) {
+       t.B = 2;
+       t.cu_seqlens = indices(kCuWhole);
+     },
+     "cu_seqlens: a variable-length batch needs B = 1, got B=2"},
+    {"cu_seqlens empty",
+     [](Tensors& t, test::Problem&) {
+       t.cu_seqlens = indices(kCuWhole);
+       t.cu_seqlens.size = 0;
+     },
+     "cu_seqlens: needs at least one offset"},
+    {"cu_seqlens not from 0", [](Tensors& t, test::Problem&) { t.cu_seqlens = indices(kCuFrom1); },
+     "cu_seqlens[0] must be 0, got 1"},
+    {"cu_seqlens decreasing", [](Tensors& t, test::Problem&) { t.cu_seqlens = indices(kCuDown); },
+     "cu_seqlens must be non-decreasing: cu_seqlens[2] = 3 < cu_seqlens[1] = 4"},
+    {"cu_seqlens not ending at T", [](Tensors& t, test::Problem&) { t.cu_seqlens = indices(kCuShort); },
+     "cu_seqlens: the last offset must be T=5, got 4"},
+    {"cu_seqlens misaligned int64",
+     [](Tensors& t, test::Problem&) {
+       t.cu_seqlens = indices(kCuWhole);
+       t.cu_seqlens.data = reinterpret_cast<const char*>(t.cu_seqlens.data) + 4;
+     },
+     "cu_seqlens is not aligned to 8 bytes"},
+    {"initial index out of range",
+     [](Tensors& t, test::Problem&) {
+       t.initial_state_indices = indices(kSlot5);
+       t.initial_state_slots = 1;
+     },
+     "initial_state_indices[0] = 5 is out of range [-1, 1)"},
+    {"initial indices of another count",
+     [](Tensors& t, test::Problem&) {
+       t.initial_state_indices = indices(kCuWhole);  // two entries, one sequence
+       t.initial_state_slots = 8;
+     },
+     "initial_state_indices has 2 entries, but there are 1 sequences"},
+    {"initial indices without initial_state",
+     [](Tensors& t, test::Problem&) {
+       t.initial_state = nullptr;
+       t.initial_state_indices = indices(kSlot0);
+       t.initial_state_slots = 1;
+     },
+     "initial_state_indices given, but initial_state is a null pointer"},
+    {"final index -1",
+     [](Tensors& t, test::Problem&) {
+       t.final_state_indices = indices(kSlotMinus1);
+       t.final_state_slots = 1;
+     },
+     "final_state_indices[0] = -1 is out of range [0, 1)"},
+    {"two sequences writing one slot",
+     [](Tensors& t, test::Problem&) {
+       t.cu_seqlens = indices(kCuTwo);
+       t.final_state_indices = indices(kSlots00);
+       t.final_state_slots = 2;
+     },
+     "final_state_indices: sequences 0 and 1 both write slot 0"},
+    {"in place over a slot another sequence reads",
+     [](Tensors& t, test::Problem& p) {
+       t.cu_seqlens = indices(kCuTwo);
+       t.initial_state = t.final_state = p.final_state.data();
+       t.initial_state_indices = indices(kSlots10);
+       t.final_state_indices = indices(kSlots01);
+       t.initial_state_slots = t.final_state_slots = 2;
+       t.in_place = true;
+     },
+     "in place: sequence 0 writes slot 0, which sequence 1 reads"},
     {"misaligned key",
      [](Tensors& t, test::Problem&) {
        t.key = reinterpret_cast<const float*>(reinterpret_cast<const char*>(t.key) + 1);
@@ -42,7 +128,15 @@ const Case kCases[] = {
      "key is not aligned"},
     {"final_state is initial_state",
      [](Tensors& t, test::Problem& p) { t.initial_state = p.final_state.data(); },
-     "final_state overlaps initial_state"},
+     "final_state overlaps initial_state: set in_place"},
+    {"in place, but the pools only partly overlap",
+     [](Tensors& t, test::Problem& p) {
+       p.final_state.resize(p.final_state.size() * 2);
+       t.final_state = p.final_state.data() + 1;
+       t.initial_state = p.final_state.data();
+       t.in_place = true;
+     },
+     "final_state overlaps initial_state: in place, final_state must be initial_state itself"},
     {"final_state partly overlaps initial_state",
      [](Tensors& t, test::Problem& p) {
        // initial_state ends one element inside final_state.
@@ -106,6 +200,17 @@ INSTANTIATE_TEST_SUITE_P(Routes, ValidateTest,
                              if (ch == '-') ch = '_';
                            return n;
                          });
+
+// A null initial_state is a zero state (fla's initial_state=None).
+TEST(Validate, NullInitialStateStartsFromZeros) {
+  test::Problem p = test::make_problem(1, 2, 3, 4, 4);
+  std::fill(p.initial_state.begin(), p.initial_state.end(), 0.f);
+  const test::Reference ref = test::reference_f64(p);
+  Tensors t = p.tensors();
+  t.initial_state = nullptr;
+  ASSERT_TRUE(execute(reference_kernel(), t, {}));
+  EXPECT_LE(test::relative_error(p, ref), 1e-6);
+}
 
 TEST(Validate, EmptySequenceAllowsNullSequenceTensors) {
   test::Problem p = test::make_problem(1, 1, 0, 4, 4);

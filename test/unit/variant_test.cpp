@@ -12,15 +12,44 @@
 namespace gdr::compiler {
 namespace {
 
-const Variant kRecurrent = recurrent_variant(128, 128, {16, 64, 1, 2});
-const Variant kChunked = chunked_variant(128, 128, {16, 16});
+const Variant kRecurrent = recurrent_variant({128, 128}, {16, 64, 1, 2});
+const Variant kChunked = chunked_variant({128, 128}, {16, 16});
 
 TEST(Variant, NameIsTheKernelSymbol) {
   EXPECT_EQ(kRecurrent.name(), "gdr_recurrent_f32_k128_v128__w16_vt64_u1_p2");
   EXPECT_EQ(kChunked.name(), "gdr_chunked_f32_k128_v128__c16_w16");
-  EXPECT_EQ(chunked_variant(40, 72, {32, 8}, Scheduler::Adams2019).name(),
+  EXPECT_EQ(chunked_variant({40, 72}, {32, 8}, Scheduler::Adams2019).name(),
             "gdr_chunked_f32_k40_v72__c32_w8_adams2019");
-  EXPECT_EQ(recurrent_variant(40, 73, {8, 24, 4, 0}).name(), "gdr_recurrent_f32_k40_v73__w8_vt24_u4_p0");
+  EXPECT_EQ(recurrent_variant({40, 73}, {8, 24, 4, 0}).name(), "gdr_recurrent_f32_k40_v73__w8_vt24_u4_p0");
+}
+
+// The kernel's form is part of its name, its text and its identity.
+TEST(Variant, FormIsPartOfTheKey) {
+  const Variant qwen = recurrent_variant({128, 128, DecayKind::Scalar, 1}, {16, 64, 1, 2});
+  const Variant executorch = recurrent_variant({128, 128, DecayKind::Scalar, 2}, {16, 64, 1, 2});
+  EXPECT_EQ(qwen.name(), "gdr_recurrent_f32_k128_v128_sd__w16_vt64_u1_p2");
+  EXPECT_EQ(executorch.name(), "gdr_recurrent_f32_k128_v128_sd_r2__w16_vt64_u1_p2");
+  EXPECT_EQ(executorch.str(), "recurrent K=128 V=128 w16-vt64-u1-p2 decay=scalar readouts=2");
+  EXPECT_EQ(chunked_variant({64, 64, DecayKind::Scalar, 1}, {32, 8}).str(),
+            "chunked K=64 V=64 c32-w8 decay=scalar");
+  EXPECT_NE(qwen, kRecurrent);
+  EXPECT_NE(qwen, executorch);
+  EXPECT_TRUE(qwen < executorch || executorch < qwen);
+  EXPECT_EQ(qwen.spec(), (KernelSpec{128, 128, DecayKind::Scalar, 1}));
+  for (const Variant& v : {qwen, executorch}) {
+    Variant parsed;
+    std::string error;
+    ASSERT_TRUE(parse_variant(v.str(), &parsed, &error)) << error;
+    EXPECT_EQ(parsed, v);
+  }
+  // Readouts shrink the default tile to what the registers hold: with 3
+  // readouts a vector takes 4 accumulators, so at most 8 vectors.
+  Target wide;
+  wide.vector_bits = 512;
+  const Variant decode = default_variant(Route::Recurrent, {128, 256, DecayKind::Channel, 3}, 1, wide);
+  EXPECT_EQ(decode.recurrent.v_tile, 8 * 16);
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 256, DecayKind::Channel, 7}, 1, wide).recurrent.v_tile,
+            4 * 16);
 }
 
 TEST(Variant, ScheduleAndFullText) {
@@ -28,13 +57,13 @@ TEST(Variant, ScheduleAndFullText) {
   EXPECT_EQ(kChunked.schedule_str(), "c16-w16");
   EXPECT_EQ(kRecurrent.str(), "recurrent K=128 V=128 w16-vt64-u1-p2");
   EXPECT_EQ(kChunked.str(), "chunked K=128 V=128 c16-w16");
-  EXPECT_EQ(chunked_variant(8, 16, {64, 4}, Scheduler::Adams2019).str(),
+  EXPECT_EQ(chunked_variant({8, 16}, {64, 4}, Scheduler::Adams2019).str(),
             "chunked K=8 V=16 c64-w4-adams2019");
 }
 
 TEST(Variant, ParseRoundTrips) {
-  for (const Variant& v : {kRecurrent, kChunked, recurrent_variant(40, 73, {8, 24, 4, 3}),
-                           chunked_variant(8, 16, {64, 4}, Scheduler::Adams2019)}) {
+  for (const Variant& v : {kRecurrent, kChunked, recurrent_variant({40, 73}, {8, 24, 4, 3}),
+                           chunked_variant({8, 16}, {64, 4}, Scheduler::Adams2019)}) {
     Variant parsed;
     std::string error;
     ASSERT_TRUE(parse_variant(v.str(), &parsed, &error)) << v.str() << ": " << error;
@@ -49,8 +78,10 @@ TEST(Variant, ParseRejectsWithOneLineNamingThePart) {
     const char* text;
     const char* names;
   };
-  for (const Case& c : {Case{"", "expected 4 words"},
-                        Case{"recurrent K=128 V=128", "expected 4 words"},
+  for (const Case& c : {Case{"", "expected <route> K=<n> V=<n> <schedule>"},
+                        Case{"recurrent K=128 V=128", "expected <route> K=<n> V=<n> <schedule>"},
+                        Case{"recurrent K=128 V=128 w16-vt64-u1-p2 decay=diagonal", "decay=diagonal"},
+                        Case{"recurrent K=128 V=128 w16-vt64-u1-p2 readouts=0", "readouts=0"},
                         Case{"auto K=128 V=128 w16-vt64-u1-p2", "route: expected recurrent or chunked"},
                         Case{"baseline-two-pass K=128 V=128 c16-w16", "route:"},
                         Case{"recurrent K=0 V=128 w16-vt64-u1-p2", "K: expected K=<positive integer>"},
@@ -72,7 +103,7 @@ TEST(Variant, ParseRejectsWithOneLineNamingThePart) {
 }
 
 TEST(Variant, ParseScheduleOfARoute) {
-  Variant v = recurrent_variant(64, 64, {});
+  Variant v = recurrent_variant({64, 64}, {});
   std::string error;
   ASSERT_TRUE(parse_variant_schedule(Route::Recurrent, "w8-vt24-u4-p3", &v, &error)) << error;
   EXPECT_EQ(v.recurrent, (RecurrentSchedule{8, 24, 4, 3}));
@@ -94,10 +125,10 @@ TEST(Variant, EqualityAndOrderReadOnlyTheRoutesFields) {
   Variant b = kChunked;
   b.recurrent = {4, 4, 1, 0};
   EXPECT_EQ(b, kChunked);
-  EXPECT_NE(kChunked, chunked_variant(128, 128, {16, 16}, Scheduler::Adams2019));
+  EXPECT_NE(kChunked, chunked_variant({128, 128}, {16, 16}, Scheduler::Adams2019));
   // Route first (recurrent before chunked, their enum order), then K, V, schedule.
-  const std::set<Variant> sorted = {kChunked, recurrent_variant(128, 128, {16, 128, 1, 2}),
-                                    kRecurrent, recurrent_variant(64, 256, {16, 128, 1, 2}), a};
+  const std::set<Variant> sorted = {kChunked, recurrent_variant({128, 128}, {16, 128, 1, 2}),
+                                    kRecurrent, recurrent_variant({64, 256}, {16, 128, 1, 2}), a};
   std::string order;
   for (const Variant& v : sorted) order += v.str() + "; ";
   EXPECT_EQ(order,
@@ -119,19 +150,19 @@ TEST(Variant, CacheDescriptionIsTheRoutesOldKeyText) {
   EXPECT_EQ(chunked.substr(0, head.size()), head) << chunked;
   EXPECT_NE(chunked.find("\nhalide target x86-64-linux"), std::string::npos) << chunked;
   // Adams2019 kernels are compiled each time: no key.
-  EXPECT_EQ(cache_description(chunked_variant(128, 128, {16, 16}, Scheduler::Adams2019), target), "");
+  EXPECT_EQ(cache_description(chunked_variant({128, 128}, {16, 16}, Scheduler::Adams2019), target), "");
 }
 
 TEST(Variant, DefaultsOfEachRoute) {
   const Target wide{"x86_64-pc-linux-gnu", "icelake-client", "", 512};
   // The dialect's default for K = 128 on 512-bit vectors: 4 vectors of 16.
   EXPECT_EQ(dialect_default_recurrent(128, wide), (RecurrentSchedule{16, 64, 1, 2}));
-  EXPECT_EQ(default_variant(Route::Recurrent, 128, 128, 512, wide), kRecurrent);
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 512, wide), kRecurrent);
   // Decode widens the tile to 8 vectors; V clamps it to its whole vectors.
-  EXPECT_EQ(default_variant(Route::Recurrent, 128, 128, 1, wide).recurrent.v_tile, 128);
-  EXPECT_EQ(default_variant(Route::Recurrent, 128, 40, 512, wide).recurrent.v_tile, 32);
-  EXPECT_EQ(default_variant(Route::Recurrent, 128, 8, 512, wide).recurrent.v_tile, 16);
-  EXPECT_EQ(default_variant(Route::Chunked, 64, 96, 512, wide), chunked_variant(64, 96, {16, 16}));
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 1, wide).recurrent.v_tile, 128);
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 40}, 512, wide).recurrent.v_tile, 32);
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 8}, 512, wide).recurrent.v_tile, 16);
+  EXPECT_EQ(default_variant(Route::Chunked, {64, 96}, 512, wide), chunked_variant({64, 96}, {16, 16}));
 }
 
 }  // namespace

@@ -243,7 +243,7 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   target.vector_bits = static_cast<int>(bits);
   // Out-of-range knobs are the dialect verifier's to explain (it names them).
   gdr::compiler::Variant variant = gdr::compiler::recurrent_variant(
-      spec.K, spec.V, gdr::compiler::dialect_default_recurrent(spec.K, target));
+      spec, gdr::compiler::dialect_default_recurrent(spec.K, target));
   // --schedule (the tuning database's text, w16-vt64-u1-p2), then each knob's flag.
   if (flags.has("--schedule")) {
     std::string error;
@@ -334,7 +334,7 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
   const int target_floats = target.vector_bits / 32;
   gdr::schedules::Schedule schedule = gdr::schedules::default_schedule();
   schedule.vector_width = std::min(schedule.vector_width, target_floats);
-  gdr::compiler::Variant variant = gdr::compiler::chunked_variant(K, V, schedule);
+  gdr::compiler::Variant variant = gdr::compiler::chunked_variant({K, V}, schedule);
   if (args.count("--schedule")) {
     std::string error;
     if (!gdr::compiler::parse_variant_schedule(gdr::Route::Chunked, args["--schedule"], &variant,

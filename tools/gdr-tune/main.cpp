@@ -240,7 +240,8 @@ int run_tuning(const Config& config, int argc, char** argv) {
         std::printf("  %-9s winner %-14s %10.4f ms\n", gdr::route_name(route), e.candidate.schedule.c_str(),
                     e.median_ns[2] / 1e6);
         fresh.push_back({gdr::compiler::host_target().cpu, config.tune.K, config.tune.V, T_min, T_max,
-                         static_cast<int>(threads), route, e.candidate.schedule, e.median_ns[2]});
+                         static_cast<int>(threads), route, e.candidate.schedule, e.median_ns[2],
+                         config.tune.decay, config.tune.readouts});
       }
       for (const auto& [route, ns] : c.baseline_ns[2])
         std::printf("  %-26s %10.4f ms\n", gdr::route_name(route), ns / 1e6);

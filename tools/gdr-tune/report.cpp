@@ -105,7 +105,7 @@ Route auto_choice(const CaseResult& c, const TuneOptions& o) {
     r.median_ns = c.entries[i].median_ns[2];
     records.push_back(r);
   }
-  return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto, o.K, o.V, c.T,
+  return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto, {o.K, o.V}, c.T,
                         c.threads)
       .variant.route;
 }

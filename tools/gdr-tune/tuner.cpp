@@ -110,10 +110,10 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
     for (const auto& s : recurrent_coarse(options.widths, options.V))
-      round1.push_back(add(variant_candidate(compiler::recurrent_variant(options.K, options.V, s))));
+      round1.push_back(add(variant_candidate(compiler::recurrent_variant({options.K, options.V}, s))));
   if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
-      round1.push_back(add(variant_candidate(compiler::chunked_variant(options.K, options.V, s))));
+      round1.push_back(add(variant_candidate(compiler::chunked_variant({options.K, options.V}, s))));
   for (const Candidate& c : options.extra) round1.push_back(add(c));
   time_round(entries, passing(round1), 1, problem, threads, options.seconds_per_candidate);
 
@@ -124,7 +124,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     tiles.push_back(entries[i].candidate.variant.recurrent);
   }
   for (const auto& s : recurrent_fine(tiles, options.K))
-    round2.push_back(add(variant_candidate(compiler::recurrent_variant(options.K, options.V, s))));
+    round2.push_back(add(variant_candidate(compiler::recurrent_variant({options.K, options.V}, s))));
   if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
   time_round(entries, passing(round2), 2, problem, threads, options.seconds_per_candidate);
 

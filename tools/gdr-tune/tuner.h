@@ -49,6 +49,8 @@ struct Entry {
 
 struct TuneOptions {
   int64_t B = 1, H = 32, K = 128, V = 128;
+  DecayKind decay = DecayKind::Channel;  // the kernel's form, recorded in the database
+  int64_t readouts = 1;
   std::set<Route> routes = {Route::Recurrent, Route::Chunked};
   std::vector<int> widths;       // vector widths to search
   double seconds_per_candidate = 0.5;  // per round

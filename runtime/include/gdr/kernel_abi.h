@@ -1,9 +1,13 @@
 /* The C ABI between the runtime and every kernel (generated or hand-written).
  *
- * A kernel computes the channelwise gated delta rule (see docs/op-contract.md)
- * for a range of flattened heads bh = b * H + h and a range of value columns.
- * Columns of the state evolve independently, so the runtime can give one head
- * to several threads by splitting [0, V) into disjoint column ranges.
+ * A kernel computes the gated delta rule (see docs/op-contract.md) for one
+ * task: one state head of one sequence over a range of value columns.
+ * Columns of the state evolve independently, so the runtime can give one
+ * head to several threads by splitting [0, V) into disjoint column ranges.
+ * The runtime resolves layout, head groups, sequence offsets and state
+ * slots into the task's pointers and token strides, so a kernel sees one
+ * sequence of one head whatever the call looked like, and pays nothing per
+ * token for any of them.
  *
  * The runtime validates every argument before calling a kernel; a kernel
  * trusts its arguments and returns 0 on success. Plain C so that generated
@@ -17,31 +21,41 @@
 extern "C" {
 #endif
 
-#define GDR_KERNEL_ABI_VERSION 1
+#define GDR_KERNEL_ABI_VERSION 2
 
+/* How decay is given: K factors per token (channelwise) or one per token. */
+enum gdr_decay_kind { GDR_DECAY_CHANNEL = 0, GDR_DECAY_SCALAR = 1 };
+
+/* Row t (token t of the task's sequence) of a tensor starts at
+ * base + t * <tensor>_token_stride floats; rows are dense (stride 1 inside). */
 typedef struct gdr_kernel_args {
-  const float* query;         /* [B, H, T, K] */
-  const float* key;           /* [B, H, T, K] */
-  const float* value;         /* [B, H, T, V] */
-  const float* decay;         /* [B, H, T, K] */
-  const float* beta;          /* [B, H, T]    */
-  const float* initial_state; /* [B, H, K, V], read only */
-  float* out;                 /* [B, H, T, V] */
-  float* final_state;         /* [B, H, K, V] */
+  const float* query;         /* readouts x T rows of K; readout r at + r * query_readout_stride */
+  const float* key;           /* T rows of K */
+  const float* value;         /* T rows of V */
+  const float* decay;         /* T rows of K (channel) or T floats (scalar) */
+  const float* beta;          /* T floats */
+  const float* initial_state; /* K x V, rows V apart; read only (may equal final_state) */
+  float* out;                 /* readouts x T rows of V; readout r at + r * out_readout_stride */
+  float* final_state;         /* K x V, rows V apart */
   int64_t T, K, V;            /* K and V must equal the kernel's own */
-  int64_t bh_begin, bh_end;   /* heads to process: [bh_begin, bh_end)  */
-  int64_t v_begin, v_end;     /* columns to process: [v_begin, v_end)  */
+  int64_t decay_kind;         /* gdr_decay_kind; must equal the kernel's own */
+  int64_t readouts;           /* queries reading this state head; must equal the kernel's own */
+  int64_t query_token_stride, key_token_stride, value_token_stride;
+  int64_t decay_token_stride, beta_token_stride, out_token_stride;
+  int64_t query_readout_stride, out_readout_stride;
+  int64_t v_begin, v_end;     /* columns to process: [v_begin, v_end) */
   float* scratch;             /* per-worker scratch, scratch_floats long */
   int64_t scratch_floats;
 } gdr_kernel_args;
 
-/* Returns 0 on success, non-zero if the kernel cannot run these arguments. */
+/* Returns 0 on success, non-zero if the kernel cannot run these arguments
+ * (1: K, V, decay kind or readouts differ from its own; 2: scratch short). */
 typedef int32_t (*gdr_kernel_fn)(const gdr_kernel_args* args);
 
-/* A generated recurrent kernel with entry point `<name>` also exports
- * `<name>_info`, GDR_KERNEL_INFO_FIELDS int64_t values indexed by
- * gdr_kernel_info_field, so that a program can load it from a shared object
- * and run it with no compiler at hand (gdr::load_kernel). */
+/* A generated kernel with entry point `<name>` also exports `<name>_info`,
+ * GDR_KERNEL_INFO_FIELDS int64_t values indexed by gdr_kernel_info_field, so
+ * that a program can load it from a shared object and run it with no
+ * compiler at hand (gdr::load_kernel). */
 enum gdr_kernel_info_field {
   GDR_INFO_ABI_VERSION,    /* GDR_KERNEL_ABI_VERSION it was built for */
   GDR_INFO_K,              /* the K and V it was built for */
@@ -49,6 +63,8 @@ enum gdr_kernel_info_field {
   GDR_INFO_COLUMN_ALIGN,   /* column ranges may start at its multiples */
   GDR_INFO_SCRATCH_FLOATS, /* scratch per worker, whatever T is */
   GDR_INFO_VECTOR_BITS,    /* widest vectors it uses: 128, 256 or 512 */
+  GDR_INFO_DECAY_KIND,     /* gdr_decay_kind it reads */
+  GDR_INFO_READOUTS,       /* queries per state head it reads out */
   GDR_KERNEL_INFO_FIELDS
 };
 

@@ -1,8 +1,8 @@
 // What a generated kernel says of itself: the `<name>_info` table it exports
 // (kernel_abi.h). The one reading of that table, for every way a kernel
 // arrives: the JIT, gdr::load_kernel's shared objects and gdr-compile's
-// header, so that K, V, the column alignment, the scratch and the vector
-// width are never derived again beside the kernel.
+// header, so that K, V, the column alignment, the scratch, the vector
+// width, the decay kind and the readouts are never derived again beside the kernel.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,8 @@ struct KernelInfo {
   int64_t column_align = 0;    // column ranges may start at its multiples
   int64_t scratch_floats = 0;  // per worker, whatever T is
   int64_t vector_bits = 0;     // widest vectors the kernel uses
+  DecayKind decay_kind = DecayKind::Channel;  // the decay it reads
+  int64_t readouts = 1;        // query heads it reads each state head with
 };
 
 // Reads `table` (GDR_KERNEL_INFO_FIELDS values) of the kernel `name`. An

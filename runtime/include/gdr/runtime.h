@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "gdr/kernel_abi.h"
@@ -43,9 +44,12 @@ struct Kernel {
   int max_threads = 0;       // 0: no limit, 1: serial
   // Scratch floats one worker needs for one task; null means none.
   std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats;
+  std::optional<DecayKind> decay_kind;  // the decay it reads; none: either
+  int64_t readouts = 0;                 // queries per state head it reads out; 0: any
 };
 
-// Validates `t`, then runs `kernel` over (head, column part) tasks on `pool`.
+// Validates `t`, then runs `kernel` over (sequence, state head, column part)
+// tasks on `pool`.
 Status execute(const Kernel& kernel, const Tensors& t, const Options& options,
                ThreadPool& pool = ThreadPool::shared());
 

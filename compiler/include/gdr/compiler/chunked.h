@@ -19,10 +19,24 @@ struct ChunkedSpec {
   schedules::Schedule schedule = schedules::default_schedule();
   Scheduler scheduler = Scheduler::Hand;
   bool profile = false;  // JIT only: Halide's per-Func profiler, report at exit
+  DecayKind decay = DecayKind::Channel;
+  int64_t readouts = 1;  // query heads per state head
 
   // The kernel built (profile is how, not which).
-  Variant variant() const { return chunked_variant(K, V, schedule, scheduler); }
+  Variant variant() const { return chunked_variant({K, V, decay, readouts}, schedule, scheduler); }
 };
+
+// The spec of a chunked variant.
+inline ChunkedSpec chunked_spec(const Variant& v) {
+  ChunkedSpec spec;
+  spec.K = v.K;
+  spec.V = v.V;
+  spec.schedule = v.chunked;
+  spec.scheduler = v.scheduler;
+  spec.decay = v.decay;
+  spec.readouts = v.readouts;
+  return spec;
+}
 
 // JIT-compiles the kernel for the host, once per spec per process: later
 // calls (from any thread) return the cached kernel. Threads that ask for the

@@ -4,11 +4,25 @@
 #include <cstdint>
 #include <string>
 
+#include "gdr/tensors.h"
+
 namespace gdr::compiler {
 
+// The facts a kernel is specialised for; everything else of a call (T,
+// layout, head groups, offsets, slots) is run time.
 struct KernelSpec {
-  int64_t K = 128, V = 128;  // state of one head is K x V float32; T is run time
+  int64_t K = 128, V = 128;  // state of one head is K x V float32
+  DecayKind decay = DecayKind::Channel;
+  int64_t readouts = 1;      // query heads per state head (grouped readout)
+  bool operator==(const KernelSpec& o) const {
+    return K == o.K && V == o.V && decay == o.decay && readouts == o.readouts;
+  }
 };
+
+// The spec a call needs (t's sizes must be valid).
+inline KernelSpec kernel_spec(const Tensors& t) {
+  return {t.K, t.V, t.decay_kind, call_shape(t).readouts};
+}
 
 // Knobs of the recurrent route (the fields of #gdr.schedule); a Variant
 // (variant.h) names one kernel. The defaults are gdr-attach-schedule's for

@@ -29,7 +29,7 @@ Plan plan(Route route, const Tensors& t, int requested_threads);
 
 // The same against a given database (of one host) for a call that runs on
 // exactly `threads` threads.
-Plan plan(const TuningDb& db, Route route, int64_t K, int64_t V, int64_t T, int threads);
+Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, int threads);
 
 // Runs the call as plan(route, ...) says (the runner of the Auto, Recurrent
 // and Chunked routes; in routes.cpp). A tuned schedule that fails to compile

@@ -1,5 +1,5 @@
 // The tuning database: gdr-tune's winners, one line per (host CPU, K, V,
-// T bucket, threads, route), which the routes read to pick their schedules.
+// form, T bucket, threads, route), which the routes read to pick their schedules.
 // A small text file (no JSON parser in the dependencies); format and
 // location in docs/tuning.md.
 #pragma once
@@ -28,6 +28,8 @@ struct TuningRecord {
   Route route = Route::Recurrent;  // Recurrent or Chunked
   std::string schedule;            // Variant::schedule_str()
   double median_ns = 0;            // the winner's median at the T it was tuned at
+  DecayKind decay = DecayKind::Channel;  // the kernel's form (KernelSpec), part of the key
+  int64_t readouts = 1;
   // The route, K, V and `schedule` parsed, filled in by read_tuning_db and
   // TuningDb so that a lookup per call does not parse text.
   Variant variant;
@@ -78,16 +80,16 @@ class TuningDb {
   TuningDb() = default;
   TuningDb(std::vector<TuningRecord> records, const Target& host);
 
-  // The record of `route` for K, V and threads whose bucket holds T; null if
-  // there is none.
-  const TuningRecord* find(Route route, int64_t K, int64_t V, int64_t T, int threads) const;
+  // The record of `route` for the spec (K, V, form) and threads whose bucket
+  // holds T; null if there is none.
+  const TuningRecord* find(Route route, const KernelSpec& spec, int64_t T, int threads) const;
   // Every record given, those of other hosts and the skipped ones included.
   const std::vector<TuningRecord>& records() const { return records_; }
   // One sentence per record of this host left out, saying why.
   const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
-  using Key = std::tuple<Route, int64_t, int64_t, int>;
+  using Key = std::tuple<Route, int64_t, int64_t, DecayKind, int64_t, int>;
   std::vector<TuningRecord> records_;
   std::vector<std::string> skipped_;
   std::map<Key, std::vector<size_t>> index_;  // indices into records_

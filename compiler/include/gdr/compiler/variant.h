@@ -21,21 +21,25 @@ enum class Scheduler { Hand, Adams2019 };
 struct Variant {
   Route route = Route::Recurrent;        // Recurrent or Chunked
   int64_t K = 128, V = 128;
+  DecayKind decay = DecayKind::Channel;  // the form (KernelSpec)
+  int64_t readouts = 1;
   RecurrentSchedule recurrent;           // read when route is Recurrent
   schedules::Schedule chunked;           // read when route is Chunked
   Scheduler scheduler = Scheduler::Hand; // read when route is Chunked
 
-  KernelSpec spec() const { return {K, V}; }
+  KernelSpec spec() const { return {K, V, decay, readouts}; }
   // The kernel's symbol, which encodes the whole variant:
   // gdr_recurrent_f32_k128_v128__w16_vt64_u1_p2,
-  // gdr_chunked_f32_k128_v128__c16_w16 (+ "_adams2019").
+  // gdr_chunked_f32_k128_v128__c16_w16 (+ "_adams2019"); scalar decay adds
+  // "_sd" and R > 1 readouts "_r<R>" after the sizes (gdr_recurrent_f32_k128_v128_sd_r2__...).
   std::string name() const;
   // The route's schedule as reports and the tuning database write it:
   // "w16-vt64-u1-p2" (width, v_tile, unroll, prefetch) or "c16-w16"
   // ("adams2019" for that scheduler).
   std::string schedule_str() const;
-  // "recurrent K=128 V=128 w16-vt64-u1-p2", "chunked K=128 V=128 c16-w16":
-  // what parse_variant reads.
+  // "recurrent K=128 V=128 w16-vt64-u1-p2", "chunked K=128 V=128 c16-w16",
+  // with " decay=scalar" and " readouts=R" when not the defaults: what
+  // parse_variant reads.
   std::string str() const;
 
   // Only the fields the route reads take part, so two variants that name
@@ -45,8 +49,8 @@ struct Variant {
   bool operator<(const Variant& o) const;
 };
 
-Variant recurrent_variant(int64_t K, int64_t V, const RecurrentSchedule& schedule);
-Variant chunked_variant(int64_t K, int64_t V, const schedules::Schedule& schedule,
+Variant recurrent_variant(const KernelSpec& spec, const RecurrentSchedule& schedule);
+Variant chunked_variant(const KernelSpec& spec, const schedules::Schedule& schedule,
                         Scheduler scheduler = Scheduler::Hand);
 
 // Parses schedule_str()'s form for `route` (Recurrent or Chunked) into
@@ -55,6 +59,10 @@ Variant chunked_variant(int64_t K, int64_t V, const schedules::Schedule& schedul
 // v_tile a multiple of the width (the dialect's verifier checks the rest).
 // Chunked: Schedule::check(). False with a one-line *error on failure.
 bool parse_variant_schedule(Route route, const std::string& text, Variant* v, std::string* error);
+
+// Parses one word of str()'s form suffix, "decay=scalar|channel" or
+// "readouts=<n>", into v. False with a one-line *error.
+bool parse_form_word(const std::string& word, Variant* v, std::string* error);
 
 // Parses str()'s form. False with a one-line *error naming the bad part.
 bool parse_variant(const std::string& text, Variant* v, std::string* error);
@@ -71,7 +79,7 @@ std::string cache_description(const Variant& v, const Target& target);
 // dialect's default (what gdr-attach-schedule writes), with the wide decode
 // tile for T <= 2 and the tile clamped to the whole vectors of V. Chunked:
 // schedules::default_schedule().
-Variant default_variant(Route route, int64_t K, int64_t V, int64_t T, const Target& target);
+Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Target& target);
 
 // The dialect's default alone, for a kernel whose T is not known (gdr-compile).
 RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target);

@@ -14,17 +14,21 @@ class Gdr_Attr<string name, string attrMnemonic> : AttrDef<Gdr_Dialect, name> {
 def Gdr_ProblemAttr : Gdr_Attr<"Problem", "problem"> {
   let summary = "What a kernel computes: sizes, element type, gate and route";
   let description = [{
-    The state of one head is K x V. `gate` is the only gate the op has
-    (`channelwise`: one decay per key channel). `route` is `recurrent`
-    (token-by-token, decode and short sequences), `chunked` (WY prefill) or
-    `auto` (a later pass chooses). Only `f32` is supported.
+    The state of one head is K x V. `gate` is how decay is given:
+    `channelwise` (one factor per key channel and token) or `scalar` (one per
+    token, broadcast over K). `readouts` is the number of query heads that
+    read each state head (grouped readout; default 1, printed only when
+    set). `route` is `recurrent` (token-by-token, decode and short
+    sequences), `chunked` (WY prefill) or `auto` (a later pass chooses).
+    Only `f32` is supported.
 
     ```mlir
     #gdr.problem<k = 128, v = 128, element_type = f32, gate = channelwise, route = recurrent>
+    #gdr.problem<k = 128, v = 128, element_type = f32, gate = scalar, readouts = 2, route = recurrent>
     ```
   }];
   let parameters = (ins "int64_t":$k, "int64_t":$v, "::mlir::Type":$elementType,
-                        StringRefParameter<"gate">:$gate,
+                        StringRefParameter<"gate">:$gate, "int64_t":$readouts,
                         StringRefParameter<"route">:$route);
 }
 

@@ -15,3 +15,16 @@ constexpr int64_t kMaxHeadSize = int64_t{1} << 20;
 constexpr int64_t kMaxRecurrentK = 1024;
 
 }  // namespace mlir::gdr
+
+namespace mlir::gdr {
+
+// Query heads per state head (grouped readout): ExecuTorch's models use 1
+// to 4; each readout costs the recurrent route one accumulator per vector
+// of the tile.
+constexpr int64_t kMaxReadouts = 8;
+
+// Vector registers the recurrent sweep's accumulators may take: (1 +
+// readouts) per vector of the tile (AVX-512 and NEON have 32).
+constexpr int64_t kMaxSweepAccumulators = 32;
+
+}  // namespace mlir::gdr

@@ -8,16 +8,36 @@
 #include <string>
 #include <vector>
 
+#include "gdr/kernel_abi.h"
 #include "gdr/status.h"
 #include "gdr/tensors.h"
 
 namespace gdr::test {
 
+// The call's form beyond B, H, T, K, V (tensors.h): head groups, layout,
+// decay kind, a variable-length batch and state slots. The default is the
+// original op.
+struct ProblemForm {
+  int64_t key_heads = 0, query_heads = 0;  // 0: H
+  Layout layout = Layout::HeadMajor;
+  DecayKind decay = DecayKind::Channel;
+  std::vector<int64_t> seqlens;            // varlen (B = 1): the lengths; empty: none
+  std::vector<int64_t> initial_state_indices, final_state_indices;  // empty: none
+  int64_t initial_state_slots = 0, final_state_slots = 0;           // pool rows, with indices
+  bool int32_indices = false;  // cu_seqlens and the indices as int32 instead of int64
+  bool in_place = false;       // final_state is the initial_state pool
+};
+
 // Owned inputs and outputs for one problem.
 struct Problem {
   int64_t B = 1, H = 1, T = 1, K = 16, V = 16;
+  ProblemForm form;
   std::vector<float> query, key, value, decay, beta, initial_state, out, final_state;
+  std::vector<int64_t> cu_seqlens, initial_indices, final_indices;  // as int64
+  std::vector<int32_t> cu_seqlens32, initial_indices32, final_indices32;  // int32 copies
   Tensors tensors();  // views of the vectors above
+  // Where the final states are: final_state, or initial_state in place.
+  const std::vector<float>& final_pool() const { return form.in_place ? initial_state : final_state; }
 };
 
 enum class DecayRegime {
@@ -34,15 +54,25 @@ struct ProblemOptions {
   BetaRegime beta = BetaRegime::Uniform;
   bool normalize = true;  // L2-normalise query and key per token
   uint64_t seed = 1;
+  ProblemForm form;
 };
 
 // Draws inputs as the contract specifies; outputs are filled with a
-// sentinel (NaN) so that an unwritten element is caught.
+// sentinel (NaN) so that an unwritten element is caught (state pool rows no
+// sequence writes get a finite value, which must survive the call). With
+// form.seqlens, B must be 1 and T is their sum (the T given is ignored).
 Problem make_problem(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V,
                      const ProblemOptions& options = {});
 
-// float64 recurrence in the contract's loop order; returns out then
-// final_state, each flattened.
+// One task's arguments for a call of one head and one sequence (B = H = 1,
+// head-major, channel decay, one readout): for tests that call a kernel's
+// entry point directly. Every column, no scratch.
+gdr_kernel_args single_head_args(const Tensors& t);
+
+// float64 recurrence in the contract's loop order, over the whole form;
+// returns out and the final state pool (as the call leaves it: rows no
+// sequence writes keep their contents), each flattened. Computed from the
+// inputs only: take it before an in-place run.
 struct Reference {
   std::vector<double> out, final_state;
 };

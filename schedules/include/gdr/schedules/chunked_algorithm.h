@@ -23,12 +23,14 @@ constexpr int kSubBlock = 16;
 
 struct ChunkedAlgorithm {
   int K = 0, V = 0, C = 0;
-  // Inputs, one chunk of one head (tokens are rows, min 0, L = rows <= C).
+  bool scalar_decay = false;  // decay is one factor per token (i), not (r, i)
+  // Inputs, one chunk of one head (tokens are rows, min 0, L = rows <= C);
+  // rows are dense, the token stride is the caller's (head- or token-major).
   Halide::ImageParam query{Halide::Float(32), 2, "query"};      // (r, i): [L][K]
   Halide::ImageParam key{Halide::Float(32), 2, "key"};          // (r, i)
   Halide::ImageParam value{Halide::Float(32), 2, "value"};      // (v, i): [L][V]
-  Halide::ImageParam decay{Halide::Float(32), 2, "decay"};      // (r, i)
-  Halide::ImageParam beta{Halide::Float(32), 1, "beta"};        // (i)
+  Halide::ImageParam decay{Halide::Float(32), 2, "decay"};      // (r, i), or (i) if scalar
+  Halide::ImageParam beta{Halide::Float(32), 1, "beta"};        // (i), any stride
   Halide::ImageParam state_in{Halide::Float(32), 2, "state_in"};  // (v, r): [K][V]
   // Outputs over the caller's column range.
   Halide::Func out{"out"};              // (v, i)
@@ -75,7 +77,8 @@ struct ChunkedAlgorithm {
   }
 };
 
-// Defines every Func above for head sizes K, V and chunk size C.
-void define_chunked_algorithm(ChunkedAlgorithm& alg, int K, int V, int C);
+// Defines every Func above for head sizes K, V, chunk size C and the decay
+// kind. With scalar decay d(r, i) broadcasts decay(i): one load per token.
+void define_chunked_algorithm(ChunkedAlgorithm& alg, int K, int V, int C, bool scalar_decay);
 
 }  // namespace gdr::schedules

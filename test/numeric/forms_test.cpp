@@ -1,0 +1,218 @@
+// The op's whole interface (docs/op-contract.md, "The whole interface") on
+// every route against the float64 reference: scalar decay, grouped values,
+// grouped readout, token-major layout, variable-length batches with empty
+// and one-token sequences, state slots, in place, and all of them in one
+// call; in place equal to functional bit for bit; a sequence split across
+// calls through slots equal to one call.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "implementations.h"
+#include "route_tester.h"
+
+namespace gdr::test {
+namespace {
+
+struct Form {
+  const char* name;
+  int64_t B, H, T;
+  ProblemForm form;
+};
+
+ProblemForm scalar() {
+  ProblemForm f;
+  f.decay = DecayKind::Scalar;
+  return f;
+}
+ProblemForm grouped_values() {
+  ProblemForm f;
+  f.key_heads = 2;  // H = 4: two value heads per key head
+  return f;
+}
+ProblemForm grouped_readout() {
+  ProblemForm f;
+  f.query_heads = 8;  // H = 4: two readouts per state head
+  return f;
+}
+ProblemForm shared_query() {
+  ProblemForm f;
+  f.query_heads = 2;  // H = 4: one query head for two state heads
+  return f;
+}
+ProblemForm token_major() {
+  ProblemForm f;
+  f.layout = Layout::TokenMajor;
+  return f;
+}
+ProblemForm varlen() {
+  ProblemForm f;
+  f.seqlens = {5, 0, 1, 40, 17, 1};  // empty and one-token sequences among long ones
+  return f;
+}
+ProblemForm slots() {
+  ProblemForm f;
+  f.initial_state_indices = {2, -1, 0};  // B = 3 sequences; -1: from zeros
+  f.final_state_indices = {1, 3, 0};
+  f.initial_state_slots = 3;
+  f.final_state_slots = 4;  // row 2 is written by nobody and must survive
+  f.int32_indices = true;
+  return f;
+}
+ProblemForm in_place() {
+  ProblemForm f = slots();
+  f.final_state_indices = {2, 1, 0};  // sequence 0 reads and writes slot 2; 1 writes slot 1
+  f.final_state_slots = 3;
+  f.in_place = true;
+  return f;
+}
+// Qwen3-Next's form and a serving engine's batch in one call.
+ProblemForm everything() {
+  ProblemForm f;
+  f.key_heads = 2;
+  f.query_heads = 2;
+  f.decay = DecayKind::Scalar;
+  f.layout = Layout::TokenMajor;
+  f.seqlens = {33, 0, 1, 70};
+  f.initial_state_indices = {4, -1, 1, 0};
+  f.final_state_indices = {4, 2, 1, 3};
+  f.initial_state_slots = f.final_state_slots = 5;
+  f.in_place = true;
+  return f;
+}
+ProblemForm readout_everything() {
+  ProblemForm f = everything();
+  f.key_heads = 4;
+  f.query_heads = 8;
+  return f;
+}
+
+const Form kForms[] = {
+    {"scalar_decay", 2, 3, 37, scalar()},
+    {"grouped_values", 1, 4, 37, grouped_values()},
+    {"grouped_readout", 1, 4, 37, grouped_readout()},
+    {"shared_query", 1, 4, 21, shared_query()},
+    {"token_major", 2, 3, 37, token_major()},
+    {"varlen", 1, 3, 0, varlen()},
+    {"slots", 3, 2, 19, slots()},
+    {"in_place", 3, 2, 19, in_place()},
+    {"everything", 1, 4, 0, everything()},
+    {"readout_everything", 1, 4, 0, readout_everything()},
+};
+
+bool reads_out_grouped(const ProblemForm& f, int64_t H) { return f.query_heads > H; }
+
+class FormTest : public ::testing::TestWithParam<Route> {
+ protected:
+  static void SetUpTestSuite() { ASSERT_TRUE(tools::install_all_routes()); }
+};
+
+TEST_P(FormTest, MatchesFloat64) {
+  const Route route = GetParam();
+  for (const Form& form : kForms) {
+    for (int threads : {1, 2}) {
+      // K, V with ragged tiles; V = 40 splits over two threads.
+      ProblemOptions o;
+      o.form = form.form;
+      o.seed = 3 + threads;
+      Problem p = make_problem(form.B, form.H, form.T, 24, 40, o);
+      Options options;
+      options.route = route;
+      options.threads = threads;
+      if (route == Route::Chunked && reads_out_grouped(form.form, form.H)) {
+        // Not built for the chunked route: a clear error, nothing written.
+        const std::vector<float> out = p.out;
+        const Status s = run(p.tensors(), options);
+        ASSERT_FALSE(s) << form.name;
+        EXPECT_NE(s.message().find("grouped readout"), std::string::npos) << s.message();
+        EXPECT_EQ(0, std::memcmp(out.data(), p.out.data(), out.size() * sizeof(float)));
+        continue;
+      }
+      expect_within_contract(p, options, std::string(form.name) + " threads=" + std::to_string(threads));
+    }
+  }
+}
+
+// In place gives the functional call's result bit for bit.
+TEST_P(FormTest, InPlaceEqualsFunctional) {
+  ProblemOptions o;
+  o.form = everything();
+  if (GetParam() == Route::Chunked) o.form.query_heads = 4;
+  Problem in_place = make_problem(1, 4, 0, 24, 40, o);
+  o.form.in_place = false;
+  Problem functional = make_problem(1, 4, 0, 24, 40, o);
+  ASSERT_EQ(in_place.initial_state, functional.initial_state);
+  Options options;
+  options.route = GetParam();
+  options.threads = 2;
+  ASSERT_TRUE(run(in_place.tensors(), options));
+  ASSERT_TRUE(run(functional.tensors(), options));
+  EXPECT_EQ(0, std::memcmp(in_place.out.data(), functional.out.data(), in_place.out.size() * 4));
+  for (int64_t seq = 0; seq < 4; ++seq) {
+    const int64_t row = o.form.final_state_indices[seq], floats = 4 * 24 * 40;
+    EXPECT_EQ(0, std::memcmp(in_place.initial_state.data() + row * floats,
+                             functional.final_state.data() + row * floats, floats * 4))
+        << "slot " << row;
+  }
+}
+
+// A sequence split across two calls, its state kept in a pool slot updated
+// in place, equals one call over the whole sequence.
+TEST_P(FormTest, SplittingThroughSlotsEqualsOneCall) {
+  ProblemOptions o;
+  o.form.layout = Layout::TokenMajor;
+  o.form.decay = DecayKind::Scalar;
+  const int64_t H = 2, K = 24, V = 40, T = 50, cut = 29;
+  Problem whole = make_problem(1, H, T, K, V, o);
+  const Reference ref = reference_f64(whole);
+  Options options;
+  options.route = GetParam();
+  ASSERT_TRUE(run(whole.tensors(), options));
+
+  // The pool: slot 1 holds the sequence's state between the calls.
+  std::vector<float> pool(3 * H * K * V, 0.f);
+  std::copy(whole.initial_state.begin(), whole.initial_state.end(), pool.begin() + H * K * V);
+  const int64_t slot[] = {1};
+  std::vector<float> out(T * H * V);
+  for (auto [t0, t1] : {std::pair<int64_t, int64_t>{0, cut}, {cut, T}}) {
+    Tensors t = whole.tensors();
+    t.T = t1 - t0;
+    // Token-major: the part's tokens are contiguous rows of every tensor.
+    t.query += t0 * H * K, t.key += t0 * H * K, t.value += t0 * H * V;
+    t.decay += t0 * H, t.beta += t0 * H;
+    t.out = out.data() + t0 * H * V;
+    t.initial_state = t.final_state = pool.data();
+    t.initial_state_indices = t.final_state_indices = Indices{slot, Indices::Type::Int64, 1};
+    t.initial_state_slots = t.final_state_slots = 3;
+    t.in_place = true;
+    ASSERT_TRUE(run(t, options)) << run(t, options).message();
+  }
+  // Token by token, a split changes no operation; chunked routes cut their
+  // chunks elsewhere, so they match the reference only.
+  const Route route = GetParam();
+  if (route == Route::Reference || route == Route::BaselineTwoPass || route == Route::Recurrent)
+    EXPECT_EQ(out, whole.out) << "the two calls' outputs differ from one call's";
+  Problem split = whole;
+  split.out = out;
+  split.final_state.assign(pool.begin() + H * K * V, pool.begin() + 2 * H * K * V);
+  EXPECT_LE(relative_error(split, ref), kErrorBar);
+  EXPECT_EQ(std::vector<float>(pool.begin(), pool.begin() + H * K * V),
+            std::vector<float>(H * K * V, 0.f))
+      << "slot 0 was written";
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, FormTest,
+                         ::testing::Values(Route::Reference, Route::BaselineTwoPass,
+                                           Route::BaselineChunked, Route::Auto, Route::Recurrent,
+                                           Route::Chunked),
+                         [](const auto& info) {
+                           std::string n = route_name(info.param);
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace gdr::test
