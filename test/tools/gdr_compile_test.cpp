@@ -281,7 +281,7 @@ TEST_F(GdrCompileTest, ChunkedTargetsGetTheirOwnVectors) {
 // (no Halide or compiler include folder is given).
 TEST_F(GdrCompileTest, TheHeaderOfEitherRouteIsCAndCpp) {
   const std::string include = std::string("-I") + GDR_RUNTIME_INCLUDE_DIR;
-  for (const std::string route : {std::string(kRecurrent), std::string(kChunked)}) {
+  for (const std::string& route : {std::string(kRecurrent), std::string(kChunked)}) {
     fs::remove_all(folder_);
     fs::create_directory(folder_);
     const Result r = compile(route + "--target aarch64 --out k");
@@ -307,7 +307,7 @@ TEST_F(GdrCompileTest, TheHeaderOfEitherRouteIsCAndCpp) {
 // architecture needs that architecture's bridge: refused before compiling
 // without it, or with one for the wrong architecture.
 TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
-  for (const std::string route : {std::string(kRecurrent), std::string(kChunked)}) {
+  for (const std::string& route : {std::string(kRecurrent), std::string(kChunked)}) {
     fs::remove_all(folder_);
     fs::create_directory(folder_);
     const Result r = compile(route + "--out k --shared 1 --archive 1");
