@@ -50,6 +50,32 @@ if(skipped)
   return()
 endif()
 
+if(FOREIGN_TARGET STREQUAL "aarch64")
+  # gdr's runtime on its own, as a user cross-builds and installs it: the
+  # toolchain file, the runtime alone; every installed library is aarch64.
+  set(runtime_build ${WORK_DIR}/runtime-build)
+  set(runtime_prefix ${WORK_DIR}/runtime-prefix)
+  gdr_forget_configuration(${runtime_build})
+  file(REMOVE_RECURSE ${runtime_prefix})
+  gdr_step("cross-configure the runtime alone" COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${runtime_build} -G Ninja
+           -DCMAKE_BUILD_TYPE=Release -DGDR_BUILD_COMPILER=OFF -DGDR_BUILD_TESTS=OFF -DGDR_BUILD_TOOLS=OFF
+           -DCMAKE_TOOLCHAIN_FILE=${SOURCE_DIR}/cmake/toolchains/aarch64-linux-gnu.cmake)
+  gdr_step("cross-build the runtime" COMMAND ${CMAKE_COMMAND} --build ${runtime_build})
+  gdr_step("install the cross-built runtime" COMMAND ${CMAKE_COMMAND} --install ${runtime_build} --prefix ${runtime_prefix})
+  foreach(lib libgdr_runtime.a libgdr_halide_abi.a)
+    if(NOT EXISTS ${runtime_prefix}/lib/${lib})
+      message(FATAL_ERROR "the cross-built runtime installed no lib/${lib}")
+    endif()
+    gdr_step("machine of ${lib}" COMMAND /usr/lib/llvm-14/bin/llvm-readelf -h ${runtime_prefix}/lib/${lib}
+             OUTPUT_VARIABLE headers)
+    string(REGEX MATCHALL "Machine: +[^\n]*" machines "${headers}")
+    list(REMOVE_DUPLICATES machines)
+    if(NOT machines MATCHES "^Machine: +AArch64$")
+      message(FATAL_ERROR "${lib}: ${machines}, expected AArch64 only")
+    endif()
+  endforeach()
+endif()
+
 gdr_step("configure for ${FOREIGN_TARGET}" COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/test/cross/project -B ${build}
          -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDR_SOURCE_DIR=${SOURCE_DIR} -DGDR_COMPILE=${GDR_COMPILE}
          ${configure})
