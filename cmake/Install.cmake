@@ -65,7 +65,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gdrConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/gdrConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/gdrConfig.cmake ${PROJECT_BINARY_DIR}/gdrConfigVersion.cmake
-  DESTINATION ${GDR_CMAKE_INSTALL_DIR})
+  ${PROJECT_SOURCE_DIR}/cmake/gdrKernelLibrary.cmake DESTINATION ${GDR_CMAKE_INSTALL_DIR})
 
 # gdr.pc locates the prefix from its own folder, so the install can move.
 file(RELATIVE_PATH GDR_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")

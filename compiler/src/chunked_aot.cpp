@@ -10,7 +10,12 @@
 #include <map>
 #include <string>
 
+#include "gdr/compiler/aot_object.h"
+#include "gdr/compiler/halide_target.h"
+#include "gdr/halide_chunked_abi.h"
+#include "gdr/kernel_abi.h"
 #include "gdr/schedules/chunked_algorithm.h"
+#include "gdr/schedules/chunked_schedule.h"
 #include "halide_pipeline.h"
 
 namespace gdr::compiler {
@@ -42,11 +47,15 @@ Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& targ
     target = target.with_feature(Halide::Target::NoRuntime);
     schedules::ChunkedAlgorithm alg;
     if (Status s = build_pipeline(spec, target, alg); !s) return s;
-    std::map<Halide::OutputFileType, std::string> files = {
-        {Halide::OutputFileType::object, paths.object}, {Halide::OutputFileType::c_header, paths.header}};
-    if (!paths.assembly.empty()) files[Halide::OutputFileType::assembly] = paths.assembly;
+    std::map<Halide::OutputFileType, std::string> files;
+    for (const auto& [type, path] : {std::pair{Halide::OutputFileType::object, paths.object},
+                                     std::pair{Halide::OutputFileType::c_header, paths.header},
+                                     std::pair{Halide::OutputFileType::assembly, paths.assembly},
+                                     std::pair{Halide::OutputFileType::llvm_assembly, paths.llvm_ir}})
+      if (!path.empty()) files[type] = path;
+    if (files.empty()) return Status::error("compile_chunked_to_files: no output asked for");
     alg.pipeline().compile_to(files, alg.arguments(), function_name, target);
-    if (!paths.header_final.empty())
+    if (!paths.header.empty() && !paths.header_final.empty())
       if (Status s = rename_include_guard(paths.header, paths.header_final); !s) return s;
   } catch (const Halide::Error& e) {
     return Status::error("Halide failed to compile " + function_name + ": " + e.what());
@@ -67,6 +76,36 @@ Status compile_halide_runtime(const std::string& target_name, const std::string&
     return Status::error(std::string("cannot compile the Halide runtime: ") + e.what());
   }
   return Status::ok();
+}
+
+Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, const std::string& name,
+                              const std::string& object_path, const std::string& assembly_path) {
+  std::string halide_target;
+  if (Status s = halide_target_string(target, &halide_target); !s) return s;
+  EntryPoint entry;
+  entry.kind = EntryPoint::Kind::Halide;
+  entry.callee = name + "_halide";
+  entry.chunk = spec.schedule.chunk;
+  entry.info.assign(GDR_KERNEL_INFO_FIELDS, 0);
+  entry.info[GDR_INFO_ABI_VERSION] = GDR_KERNEL_ABI_VERSION;
+  entry.info[GDR_INFO_K] = spec.K;
+  entry.info[GDR_INFO_V] = spec.V;
+  // Column parts must follow the hand schedule's tiling; Adams2019 picks its
+  // own, so its kernels run whole heads (as the JIT route's do).
+  entry.info[GDR_INFO_COLUMN_ALIGN] =
+      spec.scheduler == Scheduler::Hand ? schedules::chunked_column_align(static_cast<int>(spec.V), spec.schedule) : 0;
+  entry.info[GDR_INFO_SCRATCH_FLOATS] = halide_chunked_scratch_floats(0, spec.K, spec.V);
+  entry.info[GDR_INFO_VECTOR_BITS] =
+      spec.scheduler == Scheduler::Hand ? 32 * spec.schedule.vector_width : target.vector_bits;
+  entry.info[GDR_INFO_DECAY_KIND] = spec.decay == DecayKind::Scalar ? GDR_DECAY_SCALAR : GDR_DECAY_CHANNEL;
+  entry.info[GDR_INFO_READOUTS] = spec.readouts;
+  ScratchFile pipeline(object_path, ".halide.o");
+  if (!pipeline.status()) return pipeline.status();
+  if (Status s = compile_chunked_to_files(spec, halide_target, entry.callee,
+                                          {pipeline.path(), "", assembly_path, "", ""});
+      !s)
+    return s;
+  return link_aot_object(target, name, {pipeline.path()}, &entry, object_path);
 }
 
 }  // namespace gdr::compiler

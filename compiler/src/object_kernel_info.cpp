@@ -8,7 +8,7 @@
 
 namespace gdr::compiler {
 
-Status object_kernel_info(const std::vector<char>& object, const std::string& name, KernelInfo* info) {
+Status object_info_table(const std::vector<char>& object, const std::string& name, std::vector<int64_t>* out) {
   const std::string symbol = name + "_info";
   auto file = llvm::object::ObjectFile::createObjectFile(
       llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), name));
@@ -35,9 +35,16 @@ Status object_kernel_info(const std::vector<char>& object, const std::string& na
     if (offset + sizeof table > contents->size())
       return Status::error(symbol + " is shorter than the kernel ABI's info table");
     std::memcpy(table, contents->data() + offset, sizeof table);
-    return read_kernel_info(name, table, info);
+    out->assign(table, table + GDR_KERNEL_INFO_FIELDS);
+    return Status::ok();
   }
   return Status::error("the object of " + name + " has no " + symbol);
+}
+
+Status object_kernel_info(const std::vector<char>& object, const std::string& name, KernelInfo* info) {
+  std::vector<int64_t> table;
+  if (Status s = object_info_table(object, name, &table); !s) return s;
+  return read_kernel_info(name, table.data(), info);
 }
 
 }  // namespace gdr::compiler

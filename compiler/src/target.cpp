@@ -83,6 +83,20 @@ Status target_for(const std::string& triple, const std::string& cpu, const std::
   return Status::ok();
 }
 
+std::string architecture_name(const std::string& triple) {
+  return llvm::Triple::getArchTypeName(llvm::Triple(llvm::Triple::normalize(triple)).getArch()).str();
+}
+
+bool target_has_features(const Target& target, const std::string& features) {
+  initialize_native_target();
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (!llvm_target) return false;
+  const std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      llvm_target->createMCSubtargetInfo(target.triple, target.cpu, target.features));
+  return subtarget && subtarget->checkFeatures(features);
+}
+
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error) {
   // LLVM only warns about an unknown CPU and then builds for a generic one:
   // refuse it instead.

@@ -112,3 +112,8 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
 }
 
 }  // namespace gdr
+
+extern "C" int32_t gdr_halide_chunked_entry(const gdr_kernel_args* a, gdr::HalideChunkedFn fn,
+                                            int64_t chunk) {
+  return gdr::run_halide_chunked(a, fn, chunk);
+}

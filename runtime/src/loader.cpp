@@ -4,8 +4,10 @@
 
 #include <cstdint>
 
+#include "cpu_features.h"
 #include "gdr/kernel_abi.h"
 #include "gdr/kernel_info.h"
+#include "library_facts.h"
 
 namespace gdr {
 namespace {
@@ -29,6 +31,23 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   if (path.empty()) return Status::error("kernel library path is empty");
   // dlopen searches the library path for a bare name; a file name means a file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // Before dlopen runs any of it: the library's architecture, and the CPU
+  // features gdr-compile recorded for the kernel (older libraries have none:
+  // the vector check below is all there is for them).
+  LibraryFacts facts_on_disk;
+  if (Status s = read_library_facts(file, symbol + "_cpu_features", &facts_on_disk); !s)
+    return Status::error(s.message());
+  if (this_elf_machine() != 0 && facts_on_disk.machine != this_elf_machine())
+    return Status::error(path + ": built for " + elf_machine_name(facts_on_disk.machine) + ", this program runs on " +
+                         elf_machine_name(this_elf_machine()) + " (build it with gdr-compile --target for this machine)");
+  if (facts_on_disk.has_string) {
+    bool unknown = false;
+    const std::string missing = first_missing_cpu_feature(facts_on_disk.string, &unknown);
+    if (!missing.empty())
+      return Status::error(path + ": kernel '" + symbol + "' needs the CPU feature " + missing +
+                           (unknown ? ", which this runtime cannot check" : ", which this CPU lacks") +
+                           " (built for another CPU; build it with gdr-compile --target for this one)");
+  }
   // RTLD_LOCAL: two libraries may hold kernels of the same name.
   void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {

@@ -1,18 +1,22 @@
 // The AOT build (object + header from gdr-compile, linked with one Halide
-// runtime object) against the JIT build of the same schedule: same code, so
-// the same bits; and both within the contract.
+// runtime object and the runtime's Halide bridge) against the JIT build of
+// the same schedule: same code, so the same bits; and both within the
+// contract. The header is gdr's (no Halide header): the entry point, its
+// constants and the gdr::Kernel helper.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include <HalideRuntime.h>  // only for halide_set_error_handler below
+
 #include "chunked_k24_v40_c32_w8.h"
 #include "chunked_route.h"
 #include "gdr/halide_chunked_abi.h"
 #include "gdr/schedules/chunked_schedule.h"
 
-GDR_DEFINE_HALIDE_CHUNKED_KERNEL(gdr_aot_entry, gdr_aot_chunked_k24_v40_c32_w8, 32)
+#define gdr_aot_entry gdr_aot_chunked_k24_v40_c32_w8
 
 namespace gdr::test {
 namespace {
@@ -21,13 +25,31 @@ const schedules::Schedule kSchedule{32, 8};
 
 Kernel aot_kernel() {
   Kernel k;
-  k.name = "aot c32-w8";
-  k.fn = gdr_aot_entry;
-  k.K = 24;
-  k.V = 40;
-  k.column_align = schedules::chunked_column_align(40, kSchedule);
-  k.scratch_floats = halide_chunked_scratch_floats;
+  const Status s = gdr_aot_chunked_k24_v40_c32_w8_kernel(&k);
+  EXPECT_TRUE(s) << s.message();
   return k;
+}
+
+// The header's constants and the object's table say what the JIT build of
+// the schedule is.
+TEST(ChunkedAot, HeaderAndTableDescribeTheKernel) {
+  const Kernel k = aot_kernel();
+  EXPECT_EQ(k.name, "gdr_aot_chunked_k24_v40_c32_w8");
+  EXPECT_EQ(k.fn, &gdr_aot_chunked_k24_v40_c32_w8);
+  EXPECT_EQ(k.K, 24);
+  EXPECT_EQ(k.V, 40);
+  EXPECT_EQ(k.column_align, schedules::chunked_column_align(40, kSchedule));
+  ASSERT_TRUE(k.scratch_floats);
+  EXPECT_EQ(k.scratch_floats(101, 24, 40), halide_chunked_scratch_floats(101, 24, 40));
+  EXPECT_EQ(gdr_aot_chunked_k24_v40_c32_w8_K, 24);
+  EXPECT_EQ(gdr_aot_chunked_k24_v40_c32_w8_V, 40);
+  EXPECT_EQ(gdr_aot_chunked_k24_v40_c32_w8_scratch_floats, 24 * 40);
+  EXPECT_EQ(gdr_aot_chunked_k24_v40_c32_w8_vector_bits, 256);
+  EXPECT_EQ(std::string(gdr_aot_chunked_k24_v40_c32_w8_variant), "chunked K=24 V=40 c32-w8");
+  EXPECT_EQ(std::string(gdr_aot_chunked_k24_v40_c32_w8_cpu_features),
+            gdr_aot_chunked_k24_v40_c32_w8_required_cpu_features);
+  EXPECT_NE(std::string(gdr_aot_chunked_k24_v40_c32_w8_target).find("(Halide x86-64-linux-"), std::string::npos);
+  EXPECT_EQ(gdr_aot_chunked_k24_v40_c32_w8_info[GDR_INFO_ABI_VERSION], GDR_KERNEL_ABI_VERSION);
 }
 
 TEST(ChunkedAot, SameBitsAsJitAndWithinContract) {

@@ -3,7 +3,10 @@
 // running it within the contract; bad files are refused with a message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <vector>
 #include <string>
 
 #include "gdr/loader.h"
@@ -70,6 +73,76 @@ TEST(Loader, RefusesWhatIsNotAKernelLibraryNamingTheFile) {
     EXPECT_EQ(k.V, 9) << c.path;
     EXPECT_EQ(k.column_align, 3) << c.path;
     EXPECT_FALSE(k.scratch_floats) << c.path;
+  }
+}
+
+std::vector<std::string> chunked_libraries() {
+  std::vector<std::string> paths;
+  std::string list = GDR_TEST_CHUNKED_LIBRARIES;
+  for (size_t at = 0; at <= list.size();) {
+    const size_t end = std::min(list.find(':', at), list.size());
+    paths.push_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return paths;
+}
+
+// Chunked libraries load too, each with the Halide runtime inside it: two in
+// one process, run alternately and from two threads, stay within the
+// contract.
+TEST(Loader, RunsTwoChunkedLibrariesInOneProcess) {
+  const std::vector<std::string> paths = chunked_libraries();
+  ASSERT_EQ(paths.size(), 2u);
+  const std::string symbols[] = {"gdr_chunked_f32_k24_v40__c16_w8", "gdr_chunked_f32_k16_v32__c32_w8"};
+  Kernel kernels[2];
+  for (int i = 0; i < 2; ++i) {
+    const Status s = load_kernel(paths[i], symbols[i], &kernels[i]);
+    ASSERT_TRUE(s) << s.message();
+    EXPECT_EQ(kernels[i].name, symbols[i]);
+    ASSERT_TRUE(kernels[i].scratch_floats);
+  }
+  EXPECT_EQ(kernels[0].K, 24);
+  EXPECT_EQ(kernels[0].V, 40);
+  EXPECT_EQ(kernels[1].K, 16);
+  EXPECT_EQ(kernels[1].V, 32);
+  EXPECT_EQ(kernels[0].scratch_floats(100, 24, 40), 24 * 40);
+  Options o;
+  o.threads = 2;
+  for (int64_t T : {1, 16, 33, 70})
+    for (int i : {0, 1, 0}) {
+      const Kernel& k = kernels[i];
+      Problem p = make_problem(2, 3, T, k.K, k.V, {DecayRegime::Uniform, BetaRegime::Uniform, true, 5});
+      expect_within_contract(p, o, k.name + " T=" + std::to_string(T),
+                             [&](const Tensors& t, const Options& opt) { return execute(k, t, opt); });
+    }
+}
+
+// Refused before dlopen runs any of the library (the fake libraries'
+// constructor marks the process): another architecture, a CPU feature this
+// CPU lacks, one the runtime cannot check; each message names the file and
+// what is wrong, and the kernel is left as it was.
+TEST(Loader, RefusesLibrariesForAnotherMachineNamingFileAndFeature) {
+  struct Case {
+    std::string path, symbol, expect;
+  };
+  const Case cases[] = {
+      {GDR_TEST_AARCH64_LIBRARY, "gdr_recurrent_f32_k16_v16__w4_vt16_u1_p2",
+       std::string(GDR_TEST_AARCH64_LIBRARY) + ": built for aarch64, this program runs on x86-64"},
+      {GDR_TEST_LACKING_LIBRARY, "gdr_fake_kernel",
+       std::string(GDR_TEST_LACKING_LIBRARY) + ": kernel 'gdr_fake_kernel' needs the CPU feature " +
+           GDR_TEST_LACKING_FEATURE + ", which this CPU lacks"},
+      {GDR_TEST_UNKNOWN_LIBRARY, "gdr_fake_kernel",
+       std::string(GDR_TEST_UNKNOWN_LIBRARY) +
+           ": kernel 'gdr_fake_kernel' needs the CPU feature amx-tile, which this runtime cannot check"},
+  };
+  for (const Case& c : cases) {
+    Kernel k;
+    k.name = "sentinel";
+    const Status s = load_kernel(c.path, c.symbol, &k);
+    ASSERT_FALSE(s) << c.path;
+    EXPECT_EQ(s.message().rfind(c.expect, 0), 0u) << s.message();
+    EXPECT_EQ(k.name, "sentinel");
+    EXPECT_EQ(std::getenv("GDR_FAKE_KERNEL_LOADED"), nullptr) << c.path << " was loaded before it was refused";
   }
 }
 

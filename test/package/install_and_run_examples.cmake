@@ -78,6 +78,27 @@ gdr_step("run the jit example" COMMAND ${WORK_DIR}/jit/jit_example ENV GDR_CACHE
 gdr_step("run the aot example" COMMAND ${WORK_DIR}/aot/aot_example
          EXPECT "^gdr_recurrent_f32_k32_v48__w8_vt16_u1_p2: max relative error [^ ]+ against float64: match\naot example: ok\n")
 
+# gdr_add_kernel_library: a kernel of each route as a library target, the
+# program linked with those and gdr::runtime only, so nothing of LLVM, MLIR
+# or Halide may be among its shared libraries; a chunked .so loaded too.
+set(build ${WORK_DIR}/kernel-library)
+gdr_forget_configuration(${build})
+gdr_step("configure the gdr_add_kernel_library project" COMMAND ${CMAKE_COMMAND}
+         -S ${SOURCE_DIR}/test/package/kernel_library -B ${build} ${configure_flags} -DGDR_EXAMPLES_DIR=${examples})
+gdr_step("build the gdr_add_kernel_library project" COMMAND ${CMAKE_COMMAND} --build ${build} -j 2)
+gdr_step("ldd of the gdr_add_kernel_library program" COMMAND ldd ${build}/kernel_library_example
+         OUTPUT_VARIABLE ldd_out)
+if(ldd_out MATCHES "LLVM|MLIR|Halide|libclang")
+  message(FATAL_ERROR "the program links a compiler library:\n${ldd_out}")
+endif()
+foreach(lib decode prefill prefill_long)
+  if(NOT EXISTS ${build}/${lib}/${lib}.a OR NOT EXISTS ${build}/${lib}/${lib}.h)
+    message(FATAL_ERROR "gdr_add_kernel_library(${lib}) wrote no ${lib}.a and ${lib}.h in ${build}/${lib}")
+  endif()
+endforeach()
+gdr_step("run the gdr_add_kernel_library program" COMMAND ${build}/kernel_library_example
+         EXPECT "decode T=1: [^\n]*match\ndecode T=29: [^\n]*match\nprefill T=40: [^\n]*match\nprefill T=7: [^\n]*match\nprefill_long T=130: [^\n]*match\nloaded_prefill T=70: [^\n]*match\nkernel libraries: ok\n")
+
 # The AOT example's link line taken from gdr.pc alone.
 gdr_step("pkg-config gdr" COMMAND pkg-config --cflags --libs gdr ENV PKG_CONFIG_PATH=${prefix}/lib/pkgconfig
          OUTPUT_VARIABLE pc_flags)

@@ -98,8 +98,9 @@ TEST_F(GdrCompileTest, BadOutputsAreRefusedBeforeCompilingAndLeaveNothing) {
 }
 
 // Success writes exactly the outputs asked for, under their own names: no
-// temporary left, the chunked header's include guard named after the
-// header (not its staging name), the library's soname its file name.
+// temporary or scratch file left, the chunked header gdr's own (its include
+// guard named after the kernel, no Halide header, no staging name), the
+// library's soname its file name.
 TEST_F(GdrCompileTest, OutputsAppearTogetherUnderTheirNames) {
   Result r = compile(std::string(kRecurrent) + "--out a --shared 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -107,8 +108,10 @@ TEST_F(GdrCompileTest, OutputsAppearTogetherUnderTheirNames) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(listing(), (std::vector<std::string>{"a.h", "a.o", "a.so", "b.h", "b.o", "b.s"}));
   const std::string header = text_of("b.h");
-  EXPECT_NE(header.find("#ifndef HALIDE__b_h\n"), std::string::npos) << header.substr(0, 200);
+  EXPECT_NE(header.find("#ifndef GDR_KERNEL_GDR_CHUNKED_F32_K8_V16__C16_W"), std::string::npos) << header.substr(0, 200);
   EXPECT_EQ(header.find("tmp"), std::string::npos);
+  EXPECT_EQ(header.find("Halide"), header.find("(Halide ") + 1) << "only the target names Halide";
+  EXPECT_EQ(header.find("#include \"Halide"), std::string::npos);
   const std::string so = text_of("a.so");
   EXPECT_NE(so.find("a.so"), std::string::npos);
   EXPECT_EQ(so.find(".tmp."), std::string::npos) << "the soname is the staging name";
@@ -186,6 +189,150 @@ TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
   const Result bad = compile(std::string(kRecurrent) + "--out k --triple aarch64-linux-gnu --cpu haswell");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--cpu: unknown CPU 'haswell' for aarch64-linux-gnu"), std::string::npos) << bad.err;
+}
+
+// The chunked route stops at the stages Halide has: the pipeline's LLVM IR
+// or assembly (`<name>_halide`), or the object (with the entry point) and
+// header; it has no gdr module. Built for
+// --target aarch64 (Halide's arm-64-linux, NEON: 4 floats by default).
+TEST_F(GdrCompileTest, ChunkedEmitStopsAtEachStage) {
+  const std::string name = "gdr_chunked_f32_k8_v16__c16_w4";
+  struct Case {
+    std::string emit, file, must_contain;
+  };
+  const Case cases[] = {
+      {"llvm", "k.ll", "define i32 @" + name + "_halide("},  // the pipeline, no entry point yet
+      {"asm", "k.s", "fmla"},
+      {"obj", "k.o", "\x7f" "ELF"},
+  };
+  for (const Case& c : cases) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(std::string(kChunked) + "--target aarch64 --out k --emit " + c.emit);
+    ASSERT_EQ(r.exit_code, 0) << c.emit << ": " << r.err;
+    const std::vector<std::string> expected =
+        c.emit == "obj" ? std::vector<std::string>{"k.h", "k.o"} : std::vector<std::string>{c.file};
+    EXPECT_EQ(listing(), expected) << c.emit;
+    EXPECT_NE(text_of(c.file).find(c.must_contain), std::string::npos) << c.emit;
+  }
+  uint16_t machine = 0;
+  std::memcpy(&machine, text_of("k.o").data() + 18, 2);
+  EXPECT_EQ(machine, 183) << "EM_AARCH64";
+  fs::remove_all(folder_);
+  fs::create_directory(folder_);
+  const Result mlir = compile(std::string(kChunked) + "--target aarch64 --out k --emit mlir");
+  EXPECT_EQ(mlir.exit_code, 2);
+  EXPECT_NE(mlir.err.find("--emit mlir: the chunked route is a Halide pipeline and has no gdr module"),
+            std::string::npos) << mlir.err;
+  EXPECT_EQ(listing(), std::vector<std::string>{});
+}
+
+// Vectors wider than the target's are refused before compiling, on both
+// routes: NEON has 4 floats, x86-64-v3 8.
+TEST_F(GdrCompileTest, VectorsWiderThanTheTargetsAreRefused) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {std::string(kChunked) + "--target aarch64 --schedule c16-w8 --out k",
+       "--schedule: c16-w8 needs 256-bit vectors, the target (aarch64-linux-gnu, generic) has 128"},
+      {std::string(kChunked) + "--target x86-64-v3 --schedule c16-w16 --out k",
+       "--schedule: c16-w16 needs 512-bit vectors, the target (x86_64-pc-linux-gnu, x86-64-v3) has 256"},
+      {std::string(kRecurrent) + "--target aarch64 --vector-bits 512 --out k", "--vector-bits"},
+      {std::string(kRecurrent) + "--target neoverse-n1 --cpu cortex-a76 --out k",
+       "--cpu: --target neoverse-n1 already names the CPU"},
+      {std::string(kRecurrent) + "--target bogus --out k", "--target: unknown target 'bogus'"},
+  };
+  for (const Case& c : cases) {
+    const Result r = compile(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_EQ(listing(), std::vector<std::string>{}) << c.args;
+  }
+  // The recurrent route's verifier refuses a schedule wider than the target.
+  const Result r = compile(std::string(kRecurrent) + "--target aarch64 --vector-width 8 --v-tile 32 --out k");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("needs 256-bit vectors but target 'generic' has 128"), std::string::npos) << r.err;
+}
+
+// The named levels and a CPU alone give each route that CPU's vectors: no
+// 512-bit registers for x86-64-v3 or --cpu haswell, whatever this machine
+// has, and some for x86-64-v4.
+TEST_F(GdrCompileTest, ChunkedTargetsGetTheirOwnVectors) {
+  struct Case {
+    std::string flags;
+    bool zmm;
+  };
+  for (const Case& c : {Case{"--target x86-64-v3", false}, Case{"--cpu haswell", false},
+                        Case{"--target x86-64-v4", true}}) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(std::string(kChunked) + c.flags + " --out k");
+    ASSERT_EQ(r.exit_code, 0) << c.flags << ": " << r.err;
+    ASSERT_EQ(std::system(("/usr/lib/llvm-14/bin/llvm-objdump -d " + folder_ + "/k.o > " + folder_ + "/k.s").c_str()), 0);
+    const std::string listing = text_of("k.s");
+    EXPECT_EQ(listing.find("zmm") != std::string::npos, c.zmm) << c.flags;
+    EXPECT_NE(listing.find("ymm"), std::string::npos) << c.flags;
+  }
+}
+
+// One header format for both routes: plain C (C99, every warning an error)
+// and C++17 with the gdr::Kernel helper, needing only the runtime's headers
+// (no Halide or compiler include folder is given).
+TEST_F(GdrCompileTest, TheHeaderOfEitherRouteIsCAndCpp) {
+  const std::string include = std::string("-I") + GDR_RUNTIME_INCLUDE_DIR;
+  for (const std::string& route : {std::string(kRecurrent), std::string(kChunked)}) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(route + "--target aarch64 --out k");
+    ASSERT_EQ(r.exit_code, 0) << route << ": " << r.err;
+    const std::string header = text_of("k.h");
+    for (const char* needed : {"int32_t gdr_", "_info[GDR_KERNEL_INFO_FIELDS]", "_K = 8,", "_V = 16,",
+                               "_column_align = ", "_scratch_floats = ", "_vector_bits = 128",
+                               "_target \"aarch64-linux-gnu generic", "_required_cpu_features \"asimd\"",
+                               "_kernel(gdr::Kernel* kernel)", "gdr::kernel_from_info("})
+      EXPECT_NE(header.find(needed), std::string::npos) << route << needed << "\n" << header;
+    const std::string c = std::string(GDR_C_COMPILER) + " -std=c99 -Wall -Wextra -Werror -fsyntax-only " +
+                          include + " -I" + folder_ + " -x c " + folder_ + "/k.h";
+    EXPECT_EQ(std::system(c.c_str()), 0) << c;
+    const std::string cpp = std::string(GDR_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only " +
+                            include + " -x c++ " + folder_ + "/k.h";
+    EXPECT_EQ(std::system(cpp.c_str()), 0) << cpp;
+  }
+}
+
+// Libraries of either route: --shared 1 and --archive 1 write PREFIX.so and
+// PREFIX.a beside the object and header; a chunked archive holds the kernel,
+// its Halide runtime and gdr's Halide bridge. A chunked library for another
+// architecture needs that architecture's bridge: refused before compiling
+// without it, or with one for the wrong architecture.
+TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
+  for (const std::string& route : {std::string(kRecurrent), std::string(kChunked)}) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    const Result r = compile(route + "--out k --shared 1 --archive 1");
+    ASSERT_EQ(r.exit_code, 0) << route << ": " << r.err;
+    EXPECT_EQ(listing(), (std::vector<std::string>{"k.a", "k.h", "k.o", "k.so"})) << route;
+    const std::string archive = text_of("k.a");
+    EXPECT_EQ(archive.rfind("!<arch>\n", 0), 0u);
+    const bool chunked = route == kChunked;
+    EXPECT_EQ(archive.find("halide_runtime.o/") != std::string::npos, chunked) << route;
+    EXPECT_EQ(archive.find("halide_chunked_abi.cpp.o/") != std::string::npos, chunked) << route;
+    EXPECT_NE(archive.find(chunked ? "gdr_chunked_f32_k8_v16__c16_w" : "gdr_recurrent_f32_k8_v16__w"), std::string::npos);
+  }
+  fs::remove_all(folder_);
+  fs::create_directory(folder_);
+  Result r = compile(std::string(kChunked) + "--target aarch64 --out k --archive 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--halide-abi: a chunked aarch64 library needs gdr's Halide bridge built for aarch64"),
+            std::string::npos) << r.err;
+  r = compile(std::string(kChunked) + "--target aarch64 --out k --shared 1 --halide-abi " + GDR_HALIDE_ABI_LIBRARY);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(": built for x86_64, the target is aarch64"), std::string::npos) << r.err;
+  r = compile(std::string(kRecurrent) + "--out k --emit asm --archive 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--archive: needs --emit obj"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -2,10 +2,15 @@
 // a C header, for the host or a named target; and of the one Halide runtime
 // object that programs linking chunked kernels need. Every output is checked
 // before compiling and all appear together or none (support::StagedOutputs).
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -14,38 +19,54 @@
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/version.h"
+#include "gdr/compiler/aot_object.h"
 #include "gdr/compiler/chunked.h"
+#include "gdr/compiler/cpu_features.h"
+#include "gdr/compiler/halide_target.h"
+#include "gdr/compiler/kernel_header.h"
 #include "gdr/compiler/object_kernel_info.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/shared_object.h"
+#include "gdr/compiler/static_library.h"
 #include "gdr/compiler/target.h"
+#include "gdr/compiler/target_flags.h"
 #include "gdr/compiler/variant.h"
 #include "gdr/support/staged_outputs.h"
 
 namespace {
 
 const char kUsage[] =
-    "usage: gdr-compile --route recurrent --K N --V N --out PREFIX\n"
-    "                   [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
-    "                   [--triple T --cpu C --features F --vector-bits 512] [--emit obj|mlir|llvm|asm]\n"
-    "                   [--shared 1: also link PREFIX.so for gdr::load_kernel (ld.lld)]\n"
-    "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir, .ll, .s); schedule flags default to the\n"
-    "         target's default schedule; no --triple and --cpu: the host; a --cpu brings its\n"
-    "         own features and vector width (--triple alone: its generic CPU)\n"
-    "       gdr-compile --route chunked --K N --V N --out PREFIX [--schedule c16-w16]\n"
-    "                   [--target host|<halide target>] [--scheduler hand|adams2019]\n"
-    "                   [--name FUNCTION] [--asm 1: also write PREFIX.s]\n"
-    "         writes PREFIX.o (no Halide runtime inside) and PREFIX.h\n"
-    "       gdr-compile --runtime OBJECT [--target host|<halide target>]\n"
+    "usage: gdr-compile --route recurrent|chunked --K N --V N --out PREFIX [target] [--emit obj|mlir|llvm|asm]\n"
+    "         writes PREFIX.o and PREFIX.h (or PREFIX.mlir, .ll, .s: the gdr module, the LLVM IR or the\n"
+    "         assembly; mlir is the recurrent route's only)\n"
+    "       target: --target host (the default) | x86-64-v2 | x86-64-v3 | x86-64-v4 | aarch64 (generic,\n"
+    "                        NEON) | a CPU name (haswell, cortex-a76, neoverse-n1) | an LLVM triple\n"
+    "               [--cpu C] (with a triple) [--features F] (LLVM's, e.g. +avx2,+fma)\n"
+    "               or --triple T [--cpu C] [--features F]; a CPU brings its own features and vector\n"
+    "               width, a triple alone its generic CPU; both routes are built for the same target\n"
+    "       [--name FUNCTION: the entry point's name (default: the variant's, as printed)]\n"
+    "       recurrent: [--schedule w16-vt64-u1-p2] [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
+    "                  [--vector-bits 512]\n"
+    "         schedule flags default to the target's default schedule\n"
+    "       chunked: [--schedule c16-w16 (vector width capped at the target's)]\n"
+    "                [--scheduler hand|adams2019] [--asm 1: also write PREFIX.s]\n"
+    "                [--halide-abi LIB: gdr's Halide bridge for the target's architecture, for\n"
+    "                 --shared/--archive (default: this gdr's, for this machine's architecture)]\n"
+    "         PREFIX.o has no Halide runtime inside (link one from --runtime and gdr::halide_abi)\n"
+    "       libraries (--emit obj, either route): [--shared 1: also link PREFIX.so for gdr::load_kernel]\n"
+    "         [--archive 1: also write PREFIX.a: the object and, for chunked, the Halide runtime and\n"
+    "          bridge, so that a program links PREFIX.a and gdr::runtime only]\n"
+    "       gdr-compile --runtime OBJECT [target]\n"
     "         writes the one Halide runtime object chunked kernels link against\n"
     "       gdr-compile --version\n";
 
-const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out"};
+const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out", "--target", "--triple",
+                                            "--cpu", "--features", "--emit", "--shared", "--archive",
+                                            "--schedule", "--name"};
+const std::set<std::string> kTargetFlags = {"--target", "--triple", "--cpu", "--features"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
-                                               "--triple", "--cpu", "--features", "--vector-bits",
-                                               "--emit", "--shared"};
-const std::set<std::string> kChunkedFlags = {"--schedule", "--target", "--scheduler", "--name",
-                                             "--asm"};
+                                               "--vector-bits"};
+const std::set<std::string> kChunkedFlags = {"--scheduler", "--asm", "--halide-abi"};
 
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "gdr-compile: %s\n", message.c_str());
@@ -59,32 +80,176 @@ int failed(const std::string& message) { return fail(gdr::tools::kExitFailed, me
 
 using Args = std::map<std::string, std::string>;
 
+// This gdr's Halide bridge for this machine: installed beside the tools
+// (PREFIX/lib), else the one of the build tree this gdr-compile belongs to.
+std::string own_halide_abi() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = exe.parent_path() / GDR_HALIDE_ABI_FROM_BINDIR;
+    if (std::filesystem::is_regular_file(installed, ec)) return installed.lexically_normal().string();
+  }
+  return std::filesystem::is_regular_file(GDR_HALIDE_ABI_BUILT, ec) ? GDR_HALIDE_ABI_BUILT : "";
+}
+
 // Stages PREFIX + suffix, named by the flag that gave it. A prefix must name
 // a file to come: not empty, not a folder.
 gdr::Status add_output(gdr::support::StagedOutputs& outputs, const std::string& prefix,
-                       const std::string& suffix) {
+                       const std::string& suffix, size_t* index = nullptr) {
   if (prefix.empty()) return gdr::Status::error("--out: the path prefix is empty");
   if (prefix.back() == '/')
     return gdr::Status::error("--out " + prefix + ": names a folder; give a path prefix such as " +
                               prefix + "kernel");
-  return outputs.add("--out " + prefix + suffix, prefix + suffix);
+  return outputs.add("--out " + prefix + suffix, prefix + suffix, index);
+}
+
+// A name the header and the object can both use.
+bool valid_c_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// The target both routes are built for, from --target, --triple, --cpu and
+// --features (the message names the flag at fault).
+gdr::Status target_of(const gdr::tools::Flags& flags, gdr::compiler::Target* target) {
+  return gdr::compiler::resolve_target({flags.get("--target"), flags.get("--triple"), flags.get("--cpu"),
+                                        flags.get("--features")},
+                                       target);
+}
+
+// The --emit stage: obj (also "object"), mlir, llvm or asm.
+gdr::Status emit_of(const gdr::tools::Flags& flags, std::string* emit) {
+  *emit = flags.get("--emit", "obj");
+  if (*emit == "object") *emit = "obj";
+  if (*emit != "obj" && *emit != "mlir" && *emit != "llvm" && *emit != "asm")
+    return gdr::Status::error("--emit: expected mlir, llvm, asm or obj, got '" + *emit + "'");
+  return gdr::Status::ok();
+}
+
+// The header of the kernel whose object was staged at `object_path`, from
+// the object's own <name>_info (so the header cannot disagree with the
+// kernel: the K and V it was built for, where a column range may start, its
+// scratch per worker and vectors).
+gdr::Status kernel_header_of(const std::string& object_path, const std::string& name,
+                             const gdr::compiler::Variant& variant, const std::string& target_text,
+                             const gdr::compiler::Target& target, std::string* header) {
+  std::ifstream in(object_path, std::ios::binary);
+  const std::vector<char> object((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) return gdr::Status::error("cannot read back " + object_path);
+  gdr::compiler::KernelHeader h;
+  h.name = name;
+  h.variant = variant.str();
+  h.target = target_text;
+  h.cpu_features = gdr::compiler::required_cpu_features(target);
+  if (gdr::Status s = gdr::compiler::object_kernel_info(object, name, &h.info); !s) return s;
+  *header = gdr::compiler::kernel_header(h);
+  return gdr::Status::ok();
+}
+
+// --shared 1 and --archive 1: which libraries to link beside the object.
+struct Libraries {
+  bool shared = false, archive = false;
+  size_t so = 0, a = 0;        // their indices in the staged outputs
+  std::string halide_abi;      // chunked: gdr's Halide bridge for the target (an archive)
+};
+
+// Reads --shared and --archive (both need --emit obj) and, for a chunked
+// kernel, finds the Halide bridge they link (--halide-abi, else this gdr's
+// own when the target is this machine's architecture) and checks its
+// architecture. Usage errors only.
+gdr::Status libraries_of(const gdr::tools::Flags& flags, const std::string& emit, bool chunked,
+                         const gdr::compiler::Target& target, Libraries* libraries) {
+  int64_t shared = 0, archive = 0;
+  for (gdr::Status s : {flags.integer("--shared", 0, 1, &shared), flags.integer("--archive", 0, 1, &archive)})
+    if (!s) return s;
+  libraries->shared = shared != 0;
+  libraries->archive = archive != 0;
+  if (shared && emit != "obj") return gdr::Status::error("--shared: needs --emit obj");
+  if (archive && emit != "obj") return gdr::Status::error("--archive: needs --emit obj");
+  if (!chunked || (!shared && !archive)) {
+    if (flags.has("--halide-abi")) return gdr::Status::error("--halide-abi: only for a chunked --shared or --archive");
+    return gdr::Status::ok();
+  }
+  const std::string arch = gdr::compiler::architecture_name(target.triple);
+  std::string path = flags.get("--halide-abi");
+  if (path.empty()) {
+    if (arch != gdr::compiler::architecture_name(gdr::compiler::host_target().triple))
+      return gdr::Status::error("--halide-abi: a chunked " + arch + " library needs gdr's Halide bridge built for " +
+                                arch + " (libgdr_halide_abi.a of a runtime built with cmake/toolchains/); give its path");
+    path = own_halide_abi();
+    if (path.empty())
+      return gdr::Status::error("--halide-abi: this gdr-compile finds no libgdr_halide_abi.a beside it; give its path");
+  }
+  std::string found;
+  if (gdr::Status s = gdr::compiler::object_architecture(path, &found); !s) return gdr::Status::error("--halide-abi: " + s.message());
+  if (found != arch)
+    return gdr::Status::error("--halide-abi " + path + ": built for " + found + ", the target is " + arch);
+  libraries->halide_abi = path;
+  return gdr::Status::ok();
+}
+
+// Stages PREFIX.so and PREFIX.a as asked.
+gdr::Status stage_libraries(gdr::support::StagedOutputs& outputs, const std::string& prefix, Libraries* libraries) {
+  if (libraries->shared)
+    if (gdr::Status s = add_output(outputs, prefix, ".so", &libraries->so); !s) return s;
+  if (libraries->archive)
+    if (gdr::Status s = add_output(outputs, prefix, ".a", &libraries->a); !s) return s;
+  return gdr::Status::ok();
+}
+
+// Links the staged object (output 0) into the libraries asked for: a shared
+// object for gdr::load_kernel, and NAME.a holding the object, so that a
+// program links it with gdr::runtime alone; a chunked kernel's libraries
+// also hold the Halide runtime for its target and gdr's Halide bridge (each
+// .so its own copy: -Bsymbolic binds the library to it).
+gdr::Status link_libraries(gdr::support::StagedOutputs& outputs, const std::string& prefix, const std::string& name,
+                           const gdr::compiler::Target& target, bool chunked, const Libraries& libraries) {
+  if (!libraries.shared && !libraries.archive) return gdr::Status::ok();
+  const std::string& object = outputs.temporary(0);
+  std::unique_ptr<gdr::compiler::ScratchFile> runtime;
+  if (chunked) {
+    runtime = std::make_unique<gdr::compiler::ScratchFile>(object, ".runtime.o");
+    if (!runtime->status()) return runtime->status();
+    std::string halide_target;
+    if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s) return s;
+    if (gdr::Status s = gdr::compiler::compile_halide_runtime(halide_target, runtime->path()); !s) return s;
+  }
+  if (libraries.shared) {
+    std::vector<std::string> inputs = {object};
+    if (chunked) inputs.insert(inputs.end(), {runtime->path(), libraries.halide_abi});
+    if (gdr::Status s = gdr::compiler::link_shared_object(inputs, outputs.temporary(libraries.so),
+                                                          std::filesystem::path(prefix + ".so").filename());
+        !s)
+      return gdr::Status::error("--shared: " + s.message());
+  }
+  if (libraries.archive) {
+    std::vector<gdr::compiler::ArchiveInput> members = {{object, name + ".o"}};
+    if (chunked) members.insert(members.end(), {{runtime->path(), "halide_runtime.o"}, {libraries.halide_abi, ""}});
+    if (gdr::Status s = gdr::compiler::write_static_library(members, outputs.temporary(libraries.a)); !s)
+      return gdr::Status::error("--archive: " + s.message());
+  }
+  return gdr::Status::ok();
 }
 
 int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::KernelSpec& spec) {
-  if (std::string why = gdr::compiler::why_triple_unknown(flags.get("--triple", gdr::compiler::host_target().triple));
-      !why.empty())
-    return usage_error("--triple: " + why);
   gdr::compiler::Target target;
-  if (gdr::Status s = gdr::compiler::target_for(flags.get("--triple"), flags.get("--cpu"),
-                                                flags.get("--features"), &target);
-      !s)
-    return usage_error("--cpu: " + s.message());
+  if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
+  // Narrower vectors than the target's are a choice; wider ones it cannot run
+  // (LLVM would split them: NEON has 4 floats, whatever a schedule asks).
   int64_t bits = target.vector_bits;
-  if (gdr::Status s = flags.integer("--vector-bits", 1, 4096, &bits); !s) return usage_error(s.message());
+  if (gdr::Status s = flags.integer("--vector-bits", 128, target.vector_bits, &bits); !s)
+    return usage_error(s.message() + " (the target's widest vectors)");
   target.vector_bits = static_cast<int>(bits);
   // Out-of-range knobs are the dialect verifier's to explain (it names them).
-  gdr::compiler::Variant variant = gdr::compiler::recurrent_variant({
-      spec.K, spec.V}, gdr::compiler::dialect_default_recurrent(spec.K, target));
+  gdr::compiler::Variant variant = gdr::compiler::recurrent_variant(
+      spec, gdr::compiler::dialect_default_recurrent(spec.K, target));
+  // --schedule (the tuning database's text, w16-vt64-u1-p2), then each knob's flag.
+  if (flags.has("--schedule")) {
+    std::string error;
+    if (!gdr::compiler::parse_variant_schedule(gdr::Route::Recurrent, flags.get("--schedule"), &variant, &error))
+      return usage_error("--schedule: " + error);
+  }
   gdr::compiler::RecurrentSchedule& schedule = variant.recurrent;
   for (gdr::Status s : {flags.integer("--vector-width", 1, 1024, &schedule.vector_width),
                         flags.integer("--v-tile", 1, 1 << 20, &schedule.v_tile),
@@ -92,21 +257,20 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
                         flags.integer("--prefetch", 0, 1024, &schedule.prefetch)})
     if (!s) return usage_error(s.message());
 
-  int64_t shared = 0;
-  if (gdr::Status s = flags.integer("--shared", 0, 1, &shared); !s) return usage_error(s.message());
   // mlir: the gdr module; llvm, asm: the optimised LLVM IR or the assembly
   // of the same code; obj (object): the object and its header.
-  std::string emit = flags.get("--emit", "obj");
-  if (emit == "object") emit = "obj";
+  std::string emit;
+  if (gdr::Status s = emit_of(flags, &emit); !s) return usage_error(s.message());
   const std::map<std::string, std::pair<const char*, gdr::compiler::RecurrentOutput>> text_outputs = {
       {"llvm", {".ll", gdr::compiler::RecurrentOutput::LlvmIr}},
       {"asm", {".s", gdr::compiler::RecurrentOutput::Assembly}}};
-  if (emit != "obj" && emit != "mlir" && !text_outputs.count(emit))
-    return usage_error("--emit: expected mlir, llvm, asm or obj, got '" + emit + "'");
-  if (shared && emit != "obj") return usage_error("--shared: needs --emit obj");
+  Libraries libraries;
+  if (gdr::Status s = libraries_of(flags, emit, /*chunked=*/false, target, &libraries); !s)
+    return usage_error(s.message());
 
   const std::string prefix = flags.get("--out");
-  const std::string name = variant.name();
+  const std::string name = flags.get("--name", variant.name());
+  if (!valid_c_name(name)) return usage_error("--name: '" + name + "' is not a C identifier");
   gdr::support::StagedOutputs outputs;
   if (emit == "mlir") {
     if (gdr::Status s = add_output(outputs, prefix, ".mlir"); !s) return usage_error(s.message());
@@ -121,39 +285,39 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
     if (gdr::Status s = outputs.write(0, {std::string_view(text.data(), text.size())}); !s)
       return failed(s.message());
   } else {
-    for (const char* suffix : {".o", ".h", ".so"})
-      if (std::string(suffix) != ".so" || shared)
-        if (gdr::Status s = add_output(outputs, prefix, suffix); !s) return usage_error(s.message());
-    std::vector<char> object;
-    if (gdr::Status s = gdr::compiler::compile_recurrent_object(spec, schedule, target, &object); !s)
+    for (const char* suffix : {".o", ".h"})
+      if (gdr::Status s = add_output(outputs, prefix, suffix); !s) return usage_error(s.message());
+    if (gdr::Status s = stage_libraries(outputs, prefix, &libraries); !s) return usage_error(s.message());
+    std::vector<char> code;
+    if (gdr::Status s = gdr::compiler::compile_recurrent_object(spec, schedule, target, &code); !s)
       return failed(s.message());
-    // The constants are what a gdr::Kernel needs to run the object through
-    // gdr::execute, read from the object's own <name>_info (so the header
-    // cannot disagree with the kernel): the K and V it was built for, where
-    // a column range may start (any multiple of the vector width: it masks
-    // the ragged end), and its scratch per worker.
-    gdr::KernelInfo info;
-    if (gdr::Status s = gdr::compiler::object_kernel_info(object, name, &info); !s) return failed(s.message());
-    std::ostringstream h;
-    h << "/* Generated by gdr-compile: recurrent kernel, K=" << info.K << ", V=" << info.V
-      << ", schedule " << variant.schedule_str() << " (vector width, "
-      << "v_tile, unroll, prefetch). */\n#pragma once\n#include \"gdr/kernel_abi.h\"\n"
-      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint32_t " << name
-      << "(const gdr_kernel_args* args);\n"
-      << "/* For gdr::Kernel: K, V, column_align, scratch_floats (K * (v_tile + 2)). */\n"
-      << "enum {\n  " << name << "_K = " << info.K << ",\n  " << name << "_V = " << info.V
-      << ",\n  " << name << "_column_align = " << info.column_align << ",\n  " << name
-      << "_scratch_floats = " << info.scratch_floats << "\n};\n"
-      << "/* The same facts in the object, for loaders (kernel_abi.h). */\n"
-      << "extern const int64_t " << name << "_info[GDR_KERNEL_INFO_FIELDS];\n"
-      << "#ifdef __cplusplus\n}\n#endif\n";
-    for (gdr::Status s : {outputs.write(0, {std::string_view(object.data(), object.size())}),
-                          outputs.write(1, {h.str()})})
-      if (!s) return failed(s.message());
-    if (shared)
-      if (gdr::Status s = gdr::compiler::link_shared_object(outputs.temporary(0), outputs.temporary(2),
-                                                            std::filesystem::path(prefix + ".so").filename()); !s)
-        return failed("--shared: " + s.message());
+    // The code and the CPU features it needs, in one object.
+    gdr::compiler::ScratchFile code_file(outputs.temporary(0), ".code.o");
+    if (!code_file.status()) return failed(code_file.status().message());
+    if (!(std::ofstream(code_file.path(), std::ios::binary | std::ios::trunc)
+              .write(code.data(), static_cast<std::streamsize>(code.size()))))
+      return failed("cannot write " + code_file.path());
+    // Under another --name: an entry point of that name calling the kernel,
+    // with a copy of its whole table.
+    gdr::compiler::EntryPoint alias;
+    alias.kind = gdr::compiler::EntryPoint::Kind::Alias;
+    alias.callee = variant.name();
+    if (name != variant.name())
+      if (gdr::Status s = gdr::compiler::object_info_table(code, variant.name(), &alias.info); !s)
+        return failed(s.message());
+    if (gdr::Status s = gdr::compiler::link_aot_object(target, name, {code_file.path()},
+                                                       name != variant.name() ? &alias : nullptr,
+                                                       outputs.temporary(0));
+        !s)
+      return failed(s.message());
+    std::string header;
+    if (gdr::Status s = kernel_header_of(outputs.temporary(0), name, variant, target.triple + " " + target.cpu,
+                                         target, &header);
+        !s)
+      return failed(s.message());
+    if (gdr::Status s = outputs.write(1, {header}); !s) return failed(s.message());
+    if (gdr::Status s = link_libraries(outputs, prefix, name, target, /*chunked=*/false, libraries); !s)
+      return failed(s.message());
   }
   if (gdr::Status s = outputs.commit(); !s) return failed(s.message());
   std::printf("%s\n", name.c_str());
@@ -161,13 +325,25 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
 }
 
 int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64_t V) {
-  gdr::compiler::Variant variant =
-      gdr::compiler::chunked_variant({K, V}, gdr::schedules::default_schedule());
+  gdr::compiler::Target target;
+  if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
+  std::string halide_target;
+  if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s)
+    return usage_error("--target: " + s.message());
+  // The default schedule with vectors no wider than the target's.
+  const int target_floats = target.vector_bits / 32;
+  gdr::schedules::Schedule schedule = gdr::schedules::default_schedule();
+  schedule.vector_width = std::min(schedule.vector_width, target_floats);
+  gdr::compiler::Variant variant = gdr::compiler::chunked_variant({K, V}, schedule);
   if (args.count("--schedule")) {
     std::string error;
     if (!gdr::compiler::parse_variant_schedule(gdr::Route::Chunked, args["--schedule"], &variant,
                                                &error))
       return usage_error("--schedule: " + error);
+    if (variant.chunked.vector_width > target_floats)
+      return usage_error("--schedule: " + args["--schedule"] + " needs " +
+                         std::to_string(variant.chunked.vector_width * 32) + "-bit vectors, the target (" +
+                         target.triple + ", " + target.cpu + ") has " + std::to_string(target.vector_bits));
   }
   if (args.count("--scheduler")) {
     const std::string& s = args["--scheduler"];
@@ -176,19 +352,56 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
     else return usage_error("--scheduler: expected hand or adams2019, got '" + s + "'");
   }
   const gdr::compiler::ChunkedSpec spec{K, V, variant.chunked, variant.scheduler};
-  const std::string target = args.count("--target") ? args["--target"] : "host";
   const std::string name = args.count("--name") ? args["--name"] : variant.name();
+  if (!valid_c_name(name)) return usage_error("--name: '" + name + "' is not a C identifier");
+  std::string emit;
+  if (gdr::Status s = emit_of(flags, &emit); !s) return usage_error(s.message());
+  if (emit == "mlir")
+    return usage_error("--emit mlir: the chunked route is a Halide pipeline and has no gdr module; "
+                       "give llvm, asm or obj");
   int64_t assembly = 0;
   if (gdr::Status s = flags.integer("--asm", 0, 1, &assembly); !s) return usage_error(s.message());
+  if (assembly && emit != "obj") return usage_error("--asm: needs --emit obj (--emit asm writes only the assembly)");
+  Libraries libraries;
+  if (gdr::Status s = libraries_of(flags, emit, /*chunked=*/true, target, &libraries); !s)
+    return usage_error(s.message());
   gdr::support::StagedOutputs outputs;
-  for (const char* suffix : {".o", ".h", ".s"})
-    if (std::string(suffix) != ".s" || assembly)
-      if (gdr::Status s = add_output(outputs, args["--out"], suffix); !s) return usage_error(s.message());
-  const gdr::compiler::ChunkedFiles files = {outputs.temporary(0), outputs.temporary(1),
-                                             assembly ? outputs.temporary(2) : "",
-                                             args["--out"] + ".h"};
-  if (gdr::Status s = gdr::compiler::compile_chunked_to_files(spec, target, name, files); !s)
+  gdr::compiler::ChunkedFiles files;
+  const std::string& prefix = args["--out"];
+  auto stage = [&](const char* suffix, std::string* path) {
+    size_t index = 0;
+    gdr::Status s = add_output(outputs, prefix, suffix, &index);
+    if (s) *path = outputs.temporary(index);
+    return s;
+  };
+  gdr::Status staged = gdr::Status::ok();
+  if (emit == "obj") {
+    staged = stage(".o", &files.object);
+    std::string header;  // written from the object's table, index 1
+    if (staged) staged = stage(".h", &header);
+    if (staged && assembly) staged = stage(".s", &files.assembly);
+    if (staged) staged = stage_libraries(outputs, prefix, &libraries);
+  } else if (emit == "asm") {
+    staged = stage(".s", &files.assembly);
+  } else {
+    staged = stage(".ll", &files.llvm_ir);
+  }
+  if (!staged) return usage_error(staged.message());
+  if (emit == "obj") {
+    if (gdr::Status s = gdr::compiler::compile_chunked_object(spec, target, name, files.object, files.assembly); !s)
+      return failed(s.message());
+    std::string header;
+    if (gdr::Status s = kernel_header_of(files.object, name, variant,
+                                         target.triple + " " + target.cpu + " (Halide " + halide_target + ")",
+                                         target, &header);
+        !s)
+      return failed(s.message());
+    if (gdr::Status s = outputs.write(1, {header}); !s) return failed(s.message());
+    if (gdr::Status s = link_libraries(outputs, prefix, name, target, /*chunked=*/true, libraries); !s)
+      return failed(s.message());
+  } else if (gdr::Status s = gdr::compiler::compile_chunked_to_files(spec, halide_target, name + "_halide", files); !s) {
     return failed(s.message());
+  }
   if (gdr::Status s = outputs.commit(); !s) return failed(s.message());
   std::printf("%s\n", name.c_str());
   return 0;
@@ -215,12 +428,17 @@ int main(int argc, char** argv) {
   Args args = flags.all();
   if (args.count("--runtime")) {
     for (const auto& [flag, value] : args)
-      if (flag != "--runtime" && flag != "--target")
-        return usage_error("--runtime takes only --target, not " + flag);
+      if (flag != "--runtime" && !kTargetFlags.count(flag))
+        return usage_error("--runtime takes only the target flags, not " + flag);
+    gdr::compiler::Target target;
+    if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
+    std::string halide_target;
+    if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s)
+      return usage_error("--target: " + s.message());
     gdr::support::StagedOutputs outputs;
     if (gdr::Status s = outputs.add("--runtime " + args["--runtime"], args["--runtime"]); !s)
       return usage_error(s.message());
-    gdr::Status s = gdr::compiler::compile_halide_runtime(flags.get("--target", "host"), outputs.temporary(0));
+    gdr::Status s = gdr::compiler::compile_halide_runtime(halide_target, outputs.temporary(0));
     if (s) s = outputs.commit();
     return s ? gdr::tools::kExitOk : failed(s.message());
   }

@@ -10,6 +10,9 @@ packages=(
   libmlir-14-dev mlir-14-tools libhalide14-0-dev libpng-dev libjpeg-dev
   libgtest-dev zlib1g-dev libclang-rt-14-dev python3
   pkgconf  # the package tests read gdr.pc with pkg-config
+  # The foreign-kernel tests (test/cross): aarch64 programs cross-built and
+  # run under qemu-user (libc6-dev-arm64-cross comes with g++).
+  g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
 )
 missing=()
 for p in "${packages[@]}"; do

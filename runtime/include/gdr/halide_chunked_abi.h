@@ -31,6 +31,13 @@ inline int64_t halide_chunked_scratch_floats(int64_t /*T*/, int64_t K, int64_t V
 
 }  // namespace gdr
 
+// The same as a plain C function, for the entry point gdr-compile generates
+// in a chunked kernel's object (`int32_t NAME(const gdr_kernel_args*)`,
+// which calls it with the pipeline `NAME_halide` and its chunk size): what a
+// chunked AOT user links, with no Halide header of its own.
+extern "C" int32_t gdr_halide_chunked_entry(const gdr_kernel_args* a, gdr::HalideChunkedFn fn,
+                                            int64_t chunk);
+
 // Defines `int32_t name(const gdr_kernel_args*)` for an AOT-compiled
 // pipeline `halide_fn` with chunk size `chunk`.
 #define GDR_DEFINE_HALIDE_CHUNKED_KERNEL(name, halide_fn, chunk)               \

@@ -15,11 +15,14 @@ namespace gdr {
 // file name is in the current folder, not looked up like a system library).
 // The library stays loaded for the life of the process. A file that is no
 // shared object, lacks the symbol or its info, was built for another kernel
-// ABI or uses vectors this CPU lacks gives an error naming the file and
-// leaves `*kernel` untouched. A library is built for one CPU (gdr-compile's
-// target, by default the host): other CPU features it may use are not
-// checked. A shared object runs native code: load only files you trust (the
-// kernel cache, which checks its entries, is for JIT builds).
+// ABI, for another architecture (its ELF machine, read before dlopen) or for
+// CPU features this CPU lacks (`<symbol>_cpu_features`, which gdr-compile
+// writes into every library, read from the file before dlopen; a library
+// without it is checked for its vector width only) gives an error naming the
+// file (and the missing feature) and leaves `*kernel` untouched. Either
+// route's library loads: a chunked one carries its Halide runtime. A shared
+// object runs native code: load only files you trust (the kernel cache,
+// which checks its entries, is for JIT builds).
 Status load_kernel(const std::string& path, const std::string& symbol, Kernel* kernel);
 
 }  // namespace gdr

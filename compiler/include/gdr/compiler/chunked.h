@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gdr/compiler/compiled_kernel.h"
+#include "gdr/compiler/target.h"
 #include "gdr/compiler/variant.h"
 #include "gdr/runtime.h"
 #include "gdr/schedules/schedule.h"
@@ -54,19 +55,29 @@ CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec);
 // validates, compiles through compile_chunked's cache, executes.
 RouteRunner chunked_runner(const ChunkedSpec& spec);
 
-// AOT: writes the object and header holding the Halide function
-// `function_name` for `target` ("host" or a Halide target string such as
-// "x86-64-linux-avx2-fma"), built without a Halide runtime (link exactly one
-// object from compile_halide_runtime into the program), and the assembly
-// where `files.assembly` is not empty. The paths are written as given (the
-// caller stages them); the header's include guard is named after
-// `header_final` when given (the path a staged header will have).
+// AOT: writes the Halide function `function_name` for `target` ("host" or a
+// Halide target string such as "x86-64-linux-avx2-fma", see
+// halide_target_string), built without a Halide runtime (link exactly one
+// object from compile_halide_runtime into the program): each of the object,
+// Halide's header, the assembly and the LLVM IR whose path is not empty.
+// The paths are written as given (the caller stages them); the header's
+// include guard is named after `header_final` when given (the path a staged
+// header will have).
 struct ChunkedFiles {
-  std::string object, header, assembly, header_final;
+  std::string object, header, assembly, header_final, llvm_ir;
 };
 Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& target,
                                 const std::string& function_name, const ChunkedFiles& files);
 Status compile_halide_runtime(const std::string& target, const std::string& object_path);
+
+// AOT as the recurrent route's objects are: one relocatable object at
+// `object_path` for `target` (its Halide target from halide_target_string)
+// holding the pipeline `<name>_halide` (no Halide runtime inside), the entry
+// point `int32_t <name>(const gdr_kernel_args*)` (through the runtime's
+// gdr_halide_chunked_entry) and `<name>_info`, `<name>_cpu_features`; and
+// the pipeline's assembly where `assembly_path` is not empty.
+Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, const std::string& name,
+                              const std::string& object_path, const std::string& assembly_path);
 
 // Installs Route::Chunked (the tuned hand schedule, else the default; see
 // plan.h) and

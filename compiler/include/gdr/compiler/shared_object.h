@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "gdr/status.h"
 
@@ -15,5 +16,13 @@ namespace gdr::compiler {
 // kernel uses (memcpy, memset) stay undefined and bind at dlopen.
 Status link_shared_object(const std::string& object_path, const std::string& so_path,
                           const std::string& soname);
+// The same from several objects and archives (a chunked kernel, its Halide
+// runtime and the Halide ABI bridge).
+Status link_shared_object(const std::vector<std::string>& inputs, const std::string& so_path,
+                          const std::string& soname);
+
+// `ld.lld -r`: one relocatable object from `inputs` (a kernel's code and the
+// object aot_entry_object writes beside it), for any architecture lld has.
+Status link_relocatable(const std::vector<std::string>& inputs, const std::string& output);
 
 }  // namespace gdr::compiler

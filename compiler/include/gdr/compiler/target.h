@@ -39,6 +39,14 @@ std::string why_cpu_unknown(const std::string& triple, const std::string& cpu);
 Status target_for(const std::string& triple, const std::string& cpu, const std::string& features,
                   Target* target);
 
+// LLVM's name of a triple's architecture: x86_64, aarch64.
+std::string architecture_name(const std::string& triple);
+
+// Whether `target`'s CPU with its features has each of `features` (LLVM's
+// names, "+avx2,+fma"). Ask only names the target's architecture has: LLVM
+// stops the process for a feature name its target does not know.
+bool target_has_features(const Target& target, const std::string& features);
+
 // A TargetMachine for `target` (PIC, aggressive optimisation); null with
 // `*error` set if LLVM has no such target or does not know the CPU.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error);

@@ -1,0 +1,38 @@
+// A kernel's AOT object, either route: its code linked with the object
+// aot_entry_object writes for it (ld.lld -r) into one relocatable object
+// that exports `<name>`, `<name>_info` and `<name>_cpu_features`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gdr/compiler/aot_entry.h"
+#include "gdr/compiler/target.h"
+#include "gdr/status.h"
+
+namespace gdr::compiler {
+
+// Writes `object_path` from the code objects (files) and the entry object
+// for `target` (`entry` null for a recurrent kernel under its own name,
+// whose code has its entry point and table). Scratch files go beside `object_path` and are
+// removed.
+Status link_aot_object(const Target& target, const std::string& name,
+                       const std::vector<std::string>& code_objects, const EntryPoint* entry,
+                       const std::string& object_path);
+
+// A file of its own beside `near` (mkstemp), removed when this goes away.
+class ScratchFile {
+ public:
+  ScratchFile(const std::string& near, const std::string& suffix);
+  ~ScratchFile();
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  const Status& status() const { return status_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  Status status_ = Status::ok();
+};
+
+}  // namespace gdr::compiler

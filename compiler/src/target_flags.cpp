@@ -1,0 +1,54 @@
+#include "gdr/compiler/target_flags.h"
+
+namespace gdr::compiler {
+
+namespace {
+
+// The triples CPU names and levels are built for.
+constexpr const char kX86Triple[] = "x86_64-pc-linux-gnu";
+constexpr const char kAArch64Triple[] = "aarch64-linux-gnu";
+
+Status with_flag(const char* flag, Status s) {
+  return s ? s : Status::error(std::string(flag) + ": " + s.message());
+}
+
+}  // namespace
+
+Status resolve_target(const TargetFlags& f, Target* target) {
+  if (f.target.empty() || (f.target == "host" && f.cpu.empty() && f.triple.empty())) {
+    if (!f.triple.empty())
+      if (std::string why = why_triple_unknown(f.triple); !why.empty()) return Status::error("--triple: " + why);
+    return with_flag("--cpu", target_for(f.triple, f.cpu, f.features, target));
+  }
+  if (!f.triple.empty()) return Status::error("--triple: give --target or --triple, not both");
+  if (f.target == "host") return Status::error("--cpu: --target host is this CPU; give a triple with --cpu");
+  // A level or a CPU name names the CPU: --cpu besides it is a contradiction.
+  std::string triple, cpu;
+  if (f.target == "aarch64") {
+    triple = kAArch64Triple;
+    cpu = "generic";
+  } else if (f.target.rfind("x86-64-v", 0) == 0 || why_cpu_unknown(kX86Triple, f.target).empty()) {
+    triple = kX86Triple;
+    cpu = f.target;
+  } else if (why_cpu_unknown(kAArch64Triple, f.target).empty()) {
+    triple = kAArch64Triple;
+    cpu = f.target;
+  }
+  if (!cpu.empty()) {
+    if (!f.cpu.empty())
+      return Status::error("--cpu: --target " + f.target + " already names the CPU; drop --cpu or give a triple");
+    if (std::string why = why_cpu_unknown(triple, cpu); !why.empty()) return Status::error("--target: " + why);
+    return with_flag("--target", target_for(triple, cpu, f.features, target));
+  }
+  // Else an LLVM triple (with --cpu and --features, its generic CPU without).
+  if (f.target.find('-') == std::string::npos || !why_triple_unknown(f.target).empty()) {
+    std::string names;
+    for (const char* n : kNamedTargets) names += std::string(names.empty() ? "" : ", ") + n;
+    return Status::error("--target: unknown target '" + f.target + "' (host, " + names +
+                         ", an x86-64 or aarch64 CPU name such as haswell or cortex-a76, or an LLVM "
+                         "triple such as aarch64-linux-gnu)");
+  }
+  return with_flag("--cpu", target_for(f.target, f.cpu, f.features, target));
+}
+
+}  // namespace gdr::compiler

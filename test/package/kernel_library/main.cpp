@@ -1,0 +1,95 @@
+// Runs the kernels gdr_add_kernel_library() built (decode: recurrent,
+// prefill and prefill_long: chunked, all linked in) and a chunked kernel loaded from a
+// shared object, each through gdr::execute against a float64 loop. Prints
+// one line per kernel and "kernel libraries: ok"; exits 1 on a mismatch.
+#include <gdr/loader.h>
+#include <gdr/runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "decode.h"   // gdr_add_kernel_library(decode ...)
+#include "prefill.h"  // gdr_add_kernel_library(prefill ...)
+#include "prefill_long.h"
+#include "reference_f64.h"
+
+namespace {
+
+bool matches(const gdr::Kernel& kernel, int64_t T) {
+  const int64_t B = 2, H = 3, K = kernel.K, V = kernel.V;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::uniform_real_distribution<float> uniform(0.f, 1.f);
+  std::vector<float> query(B * H * T * K), key(B * H * T * K), value(B * H * T * V),
+      decay(B * H * T * K), beta(B * H * T), state(B * H * K * V);
+  for (std::vector<float>* x : {&query, &key})
+    for (int64_t i = 0; i < B * H * T; ++i) {
+      float norm = 0;
+      for (int64_t k = 0; k < K; ++k) norm += ((*x)[i * K + k] = normal(rng)) * (*x)[i * K + k];
+      for (int64_t k = 0; k < K; ++k) (*x)[i * K + k] /= std::sqrt(norm);
+    }
+  for (float& v : value) v = normal(rng);
+  for (float& d : decay) d = 0.9f + 0.1f * uniform(rng);
+  for (float& b : beta) b = uniform(rng);
+  for (float& s : state) s = normal(rng);
+  std::vector<float> out(B * H * T * V, NAN), final_state(B * H * K * V, NAN);
+  gdr::Tensors t;
+  t.query = query.data();
+  t.key = key.data();
+  t.value = value.data();
+  t.decay = decay.data();
+  t.beta = beta.data();
+  t.initial_state = state.data();
+  t.out = out.data();
+  t.final_state = final_state.data();
+  t.B = B;
+  t.H = H;
+  t.T = T;
+  t.K = K;
+  t.V = V;
+  gdr::Options options;
+  options.threads = 2;
+  if (gdr::Status s = gdr::execute(kernel, t, options); !s) {
+    std::printf("%s: %s\n", kernel.name.c_str(), s.message().c_str());
+    return false;
+  }
+  std::vector<double> want_out, want_state;
+  gated_delta_rule_f64(B, H, T, K, V, query.data(), key.data(), value.data(), decay.data(), beta.data(),
+                       state.data(), &want_out, &want_state);
+  double error = 0;
+  auto measure = [&](const std::vector<float>& got, const std::vector<double>& want) {
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double e = std::abs(got[i] - want[i]) / (1 + std::abs(want[i]));
+      error = std::isnan(e) ? INFINITY : std::max(error, e);
+    }
+  };
+  measure(out, want_out);
+  measure(final_state, want_state);
+  const bool ok = error <= 1e-4;
+  std::printf("%s T=%lld: max relative error %.2e against float64: %s\n", kernel.name.c_str(), (long long)T, error,
+              ok ? "match" : "MISMATCH");
+  return ok;
+}
+
+}  // namespace
+
+int main() {
+  bool ok = true;
+  gdr::Kernel decode, prefill, prefill_long, loaded;
+  for (const gdr::Status& s : {decode_kernel(&decode), prefill_kernel(&prefill), prefill_long_kernel(&prefill_long),
+                               gdr::load_kernel(GDR_LOADED_LIBRARY, "loaded_prefill", &loaded)})
+    if (!s) {
+      std::printf("%s\n", s.message().c_str());
+      return 1;
+    }
+  ok &= matches(decode, 1) && matches(decode, 29);
+  ok &= matches(prefill, 40) && matches(prefill, 7);
+  ok &= matches(prefill_long, 130);
+  ok &= matches(loaded, 70);
+  std::printf("kernel libraries: %s\n", ok ? "ok" : "FAILED");
+  return ok ? 0 : 1;
+}
