@@ -255,6 +255,34 @@ TEST_F(GdrCompileTest, VectorsWiderThanTheTargetsAreRefused) {
   EXPECT_NE(r.err.find("needs 256-bit vectors but target 'generic' has 128"), std::string::npos) << r.err;
 }
 
+// The kernel's form (--decay, --readouts) is part of its name, its header
+// and its info table; a form the route does not build is refused up front.
+TEST_F(GdrCompileTest, TheFormIsAFactOfTheKernel) {
+  Result r = compile(std::string(kRecurrent) + "--decay scalar --readouts 2 --out k");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string header = text_of("k.h");
+  const std::string name = "gdr_recurrent_f32_k8_v16_sd_r2__";
+  EXPECT_NE(header.find(name), std::string::npos) << header;
+  EXPECT_NE(header.find("_decay_kind = GDR_DECAY_SCALAR"), std::string::npos) << header;
+  EXPECT_NE(header.find("_readouts = 2"), std::string::npos) << header;
+  EXPECT_NE(header.find("decay=scalar readouts=2"), std::string::npos) << header;
+  fs::remove_all(folder_ + "/k.o"), fs::remove_all(folder_ + "/k.h");
+  r = compile(std::string(kChunked) + "--decay scalar --out k");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(text_of("k.h").find("_decay_kind = GDR_DECAY_SCALAR"), std::string::npos);
+  fs::remove_all(folder_ + "/k.o"), fs::remove_all(folder_ + "/k.h");
+  for (const auto& [args, message] :
+       {std::pair<std::string, std::string>{std::string(kChunked) + "--readouts 2 --out k",
+                                            "--readouts 2: grouped readout is built for the recurrent route only"},
+        {std::string(kRecurrent) + "--decay diagonal --out k", "--decay: expected channel or scalar, got 'diagonal'"},
+        {std::string(kRecurrent) + "--readouts 0 --out k", "--readouts"}}) {
+    r = compile(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(listing(), std::vector<std::string>{}) << args;
+  }
+}
+
 // The named levels and a CPU alone give each route that CPU's vectors: no
 // 512-bit registers for x86-64-v3 or --cpu haswell, whatever this machine
 // has, and some for x86-64-v4.

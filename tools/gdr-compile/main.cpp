@@ -45,6 +45,8 @@ const char kUsage[] =
     "               or --triple T [--cpu C] [--features F]; a CPU brings its own features and vector\n"
     "               width, a triple alone its generic CPU; both routes are built for the same target\n"
     "       [--name FUNCTION: the entry point's name (default: the variant's, as printed)]\n"
+    "       [--decay channel|scalar] [--readouts R: query heads per state head, recurrent only]\n"
+    "         the kernel's form (docs/op-contract.md); default channel, 1\n"
     "       recurrent: [--schedule w16-vt64-u1-p2] [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
     "                  [--vector-bits 512]\n"
     "         schedule flags default to the target's default schedule\n"
@@ -62,7 +64,7 @@ const char kUsage[] =
 
 const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out", "--target", "--triple",
                                             "--cpu", "--features", "--emit", "--shared", "--archive",
-                                            "--schedule", "--name"};
+                                            "--schedule", "--name", "--decay", "--readouts"};
 const std::set<std::string> kTargetFlags = {"--target", "--triple", "--cpu", "--features"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
                                                "--vector-bits"};
@@ -324,7 +326,8 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   return 0;
 }
 
-int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64_t V) {
+int compile_chunked(const gdr::tools::Flags& flags, Args& args, const gdr::compiler::KernelSpec& form) {
+  const int64_t K = form.K, V = form.V;
   gdr::compiler::Target target;
   if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
   std::string halide_target;
@@ -334,7 +337,7 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
   const int target_floats = target.vector_bits / 32;
   gdr::schedules::Schedule schedule = gdr::schedules::default_schedule();
   schedule.vector_width = std::min(schedule.vector_width, target_floats);
-  gdr::compiler::Variant variant = gdr::compiler::chunked_variant({K, V}, schedule);
+  gdr::compiler::Variant variant = gdr::compiler::chunked_variant(form, schedule);
   if (args.count("--schedule")) {
     std::string error;
     if (!gdr::compiler::parse_variant_schedule(gdr::Route::Chunked, args["--schedule"], &variant,
@@ -351,7 +354,7 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, int64_t K, int64
     else if (s == "adams2019") variant.scheduler = gdr::compiler::Scheduler::Adams2019;
     else return usage_error("--scheduler: expected hand or adams2019, got '" + s + "'");
   }
-  const gdr::compiler::ChunkedSpec spec{K, V, variant.chunked, variant.scheduler};
+  const gdr::compiler::ChunkedSpec spec = gdr::compiler::chunked_spec(variant);
   const std::string name = args.count("--name") ? args["--name"] : variant.name();
   if (!valid_c_name(name)) return usage_error("--name: '" + name + "' is not a C identifier");
   std::string emit;
@@ -456,6 +459,14 @@ int main(int argc, char** argv) {
   for (gdr::Status s : {flags.integer("--K", 1, kMaxSize, &K), flags.integer("--V", 1, kMaxSize, &V)})
     if (!s) return usage_error(s.message());
   if (!flags.has("--out")) return usage_error("--out: missing output path prefix");
-  return route == "recurrent" ? compile_recurrent(flags, gdr::compiler::KernelSpec{K, V})
-                              : compile_chunked(flags, args, K, V);
+  gdr::compiler::KernelSpec spec{K, V};
+  const std::string decay = flags.get("--decay", "channel");
+  if (decay != "channel" && decay != "scalar")
+    return usage_error("--decay: expected channel or scalar, got '" + decay + "'");
+  spec.decay = decay == "scalar" ? gdr::DecayKind::Scalar : gdr::DecayKind::Channel;
+  if (gdr::Status s = flags.integer("--readouts", 1, 64, &spec.readouts); !s) return usage_error(s.message());
+  if (route == "chunked" && spec.readouts != 1)
+    return usage_error("--readouts " + std::to_string(spec.readouts) +
+                       ": grouped readout is built for the recurrent route only");
+  return route == "recurrent" ? compile_recurrent(flags, spec) : compile_chunked(flags, args, spec);
 }
