@@ -1,5 +1,6 @@
 # gdr_add_kernel_library(<name> ROUTE recurrent|chunked K <n> V <n>
-#                        [SCHEDULE <text>] [TARGET <target>] [GDR_COMPILE <gdr-compile>])
+#                        [SCHEDULE <text>] [TARGET <target>] [DECAY channel|scalar]
+#                        [READOUTS <n>] [GDR_COMPILE <gdr-compile>])
 #
 # In the spirit of Halide's add_halide_library: runs gdr-compile at build
 # time and defines the library target <name> (an imported static library)
@@ -12,14 +13,15 @@
 #   target_link_libraries(app PRIVATE decode)      # #include "decode.h"; decode_kernel(&k)
 #
 # SCHEDULE is the route's schedule text (recurrent w16-vt64-u1-p2, chunked
-# c16-w16; default: the target's default). TARGET is gdr-compile's --target
+# c16-w16; default: the target's default). DECAY and READOUTS are the
+# kernel's form (gdr-compile's --decay and --readouts). TARGET is gdr-compile's --target
 # (host, x86-64-v3, aarch64, cortex-a76, ...); default: host, or in a cross
 # build (CMAKE_CROSSCOMPILING) for an aarch64 CMAKE_SYSTEM_PROCESSOR,
 # aarch64. GDR_COMPILE defaults to the GDR_COMPILE variable, else the
 # package's gdr::gdr-compile (COMPONENTS tools), else a build tree's
 # gdr-compile target. The files go to ${CMAKE_CURRENT_BINARY_DIR}/<name>/.
 function(gdr_add_kernel_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "ROUTE;K;V;SCHEDULE;TARGET;GDR_COMPILE" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "ROUTE;K;V;SCHEDULE;TARGET;DECAY;READOUTS;GDR_COMPILE" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "gdr_add_kernel_library(${name}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -67,6 +69,12 @@ function(gdr_add_kernel_library name)
   set(flags --route ${arg_ROUTE} --K ${arg_K} --V ${arg_V} --target ${target} --name ${name} --archive 1)
   if(arg_SCHEDULE)
     list(APPEND flags --schedule ${arg_SCHEDULE})
+  endif()
+  if(arg_DECAY)
+    list(APPEND flags --decay ${arg_DECAY})
+  endif()
+  if(arg_READOUTS)
+    list(APPEND flags --readouts ${arg_READOUTS})
   endif()
   set(depends)
   if(arg_ROUTE STREQUAL "chunked")
