@@ -63,6 +63,16 @@ int64_t slot(const Indices& indices, int64_t sequence) {
   return indices.given() ? indices[sequence] : sequence;
 }
 
+// (slot, sequence) for every sequence, sorted; slots below 0 (zeros) left out.
+std::vector<std::pair<int64_t, int64_t>> by_slot(const Indices& indices, int64_t sequences) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  pairs.reserve(sequences);
+  for (int64_t i = 0; i < sequences; ++i)
+    if (slot(indices, i) >= 0) pairs.emplace_back(slot(indices, i), i);
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
 }  // namespace
 
 const char* layout_name(Layout layout) { return layout == Layout::TokenMajor ? "bthd" : "bhtd"; }
@@ -164,14 +174,12 @@ Status validate(const Tensors& t) {
                                  shape.final_slots);
         !s)
       return s;
-    std::vector<int64_t> writer(shape.final_slots, -1);
-    for (int64_t i = 0; i < shape.sequences; ++i) {
-      int64_t& w = writer[t.final_state_indices[i]];
-      if (w >= 0)
-        return Status::error("final_state_indices: sequences " + str(w) + " and " + str(i) +
-                             " both write slot " + str(t.final_state_indices[i]));
-      w = i;
-    }
+    // Sorted (slot, sequence) pairs: O(N log N) whatever the pool's size.
+    const std::vector<std::pair<int64_t, int64_t>> writes = by_slot(t.final_state_indices, shape.sequences);
+    for (size_t i = 1; i < writes.size(); ++i)
+      if (writes[i].first == writes[i - 1].first)
+        return Status::error("final_state_indices: sequences " + str(writes[i - 1].second) + " and " +
+                             str(writes[i].second) + " both write slot " + str(writes[i].first));
   }
 
   const TensorSizes n = tensor_sizes(t);
@@ -193,24 +201,23 @@ Status validate(const Tensors& t) {
   for (const Span* s : {&inputs[0], &inputs[1], &inputs[2], &inputs[3], &inputs[4], &out, &final_state})
     if (s->data == nullptr && s->bytes > 0)
       return Status::error(std::string(s->name) + " is a null pointer");
-  for (const Span& s : inputs)
-    if (s.begin() % 4 != 0) return Status::error(std::string(s.name) + " is not aligned to 4 bytes");
-  for (const Span* s : {&out, &final_state})
+  for (const Span* s : {&inputs[0], &inputs[1], &inputs[2], &inputs[3], &inputs[4], &inputs[8], &out,
+                        &final_state})
     if (s->begin() % alignof(float) != 0)
       return Status::error(std::string(s->name) + " is not aligned to 4 bytes (float32)");
   // In place: the same pool, read and written by the same sequence only.
   const bool same_pool = !initial.empty() && !final_state.empty() && t.initial_state == t.final_state &&
                          n.initial_state == n.final_state;
   if (same_pool && t.in_place) {
-    // reader[slot]: the one sequence reading it, -1 none, -2 several.
-    std::vector<int64_t> reader(shape.final_slots, -1);
-    for (int64_t i = 0; i < shape.sequences; ++i)
-      if (int64_t r = slot(t.initial_state_indices, i); r >= 0) reader[r] = reader[r] == -1 ? i : -2;
+    // Each slot a sequence writes may be read by that sequence only.
+    const std::vector<std::pair<int64_t, int64_t>> reads = by_slot(t.initial_state_indices, shape.sequences);
     for (int64_t i = 0; i < shape.sequences; ++i) {
-      const int64_t f = slot(t.final_state_indices, i), r = reader[f];
-      if (r != -1 && r != i)
-        return Status::error("in place: sequence " + str(i) + " writes slot " + str(f) + ", which " +
-                             (r == -2 ? std::string("several sequences read") : "sequence " + str(r) + " reads"));
+      const int64_t f = slot(t.final_state_indices, i);
+      for (auto r = std::lower_bound(reads.begin(), reads.end(), std::make_pair(f, int64_t{-1}));
+           r != reads.end() && r->first == f; ++r)
+        if (r->second != i)
+          return Status::error("in place: sequence " + str(i) + " writes slot " + str(f) +
+                               ", which sequence " + str(r->second) + " reads");
     }
   }
   for (const Span* written : {&final_state, &out}) {
