@@ -323,8 +323,8 @@ class RecurrentEmitter {
   }
 
   // Prefetches the rows token t + prefetch will use (clamped to the last
-  // token): key, decay and each query, the tile's value columns for reading,
-  // its output columns for writing. One prefetch per 64-byte line.
+  // token): key, decay and each query, beta, the tile's value columns for
+  // reading, its output columns for writing. One prefetch per 64-byte line.
   void emitPrefetch(Value col, Value t, int64_t n) {
     Value ahead = add(t, c(prefetch_));
     Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
@@ -345,6 +345,12 @@ class RecurrentEmitter {
       if (!scalarDecay_) prefetch(decay_, add(decayRow, c(k)), /*write=*/false);
       for (Value row : queryRows) prefetch(query_, add(row, c(k)), /*write=*/false);
     }
+    // The token's scalars too: token-major, they are H floats apart, a line
+    // per token that no hardware prefetcher follows, and beta is on the path
+    // to every column's delta.
+    Value betaAt = mul(token, bStride_);
+    prefetch(beta_, betaAt, /*write=*/false);
+    if (scalarDecay_) prefetch(decay_, decayRow, /*write=*/false);
     for (int64_t j = 0; j < n * W_; j += kLine) {
       prefetch(value_, add(valueRow, c(j)), /*write=*/false);
       for (Value row : outRows) prefetch(out_, add(row, c(j)), /*write=*/true);

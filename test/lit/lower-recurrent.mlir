@@ -58,13 +58,16 @@ gdr.kernel @w16 problem <k = 16, v = 40, element_type = f32, route = recurrent> 
 gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 4>
 
 // prefetch = 2: each token reads the rows of token min(t + 2, T - 1): key,
-// decay, query (K = 32: two lines each), value (v_tile 32: two lines), and
-// write-prefetches the same output lines.
+// decay, query (K = 32: two lines each), beta (its line: token-major, H
+// floats apart), value (v_tile 32: two lines), and write-prefetches the same
+// output lines.
 // CHECK-LABEL: func private @prefetching_body(
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>
 // CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c2{{.*}} : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %{{.*}} : index
 // CHECK: select %[[IN]], %[[AHEAD]], %{{.*}} : index
 // CHECK-COUNT-6: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK: memref.prefetch %[[BETA]][%{{.*}}], read, locality<3>, data : memref<?xf32>
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], write, locality<3>, data : memref<?xf32>
 gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
