@@ -51,7 +51,7 @@ Figures figures(const ReportContext& ctx, const CaseResult& c, const Entry& e, i
   const TuneOptions& o = ctx.options;
   Figures f;
   const double ns = e.median_ns[round];
-  f.gflops = tools::op_flops(o.B, o.H, c.T, o.K, o.V) / ns;
+  f.gflops = tools::op_flops(o.B, o.H, c.T, o.K, o.V, o.readouts) / ns;
   const double peak = c.threads >= 2 ? ctx.peak.fma_gflops_2t : ctx.peak.fma_gflops_1t;
   f.peak_fraction = peak > 0 ? f.gflops / peak : 0;
   auto ratio = [&](Route base) {
