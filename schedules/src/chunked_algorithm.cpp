@@ -21,9 +21,11 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
   g.query.dim(1).set_min(0);
   g.key.dim(1).set_min(0);
   g.value.dim(1).set_min(0);
-  g.beta.dim(0).set_min(0);
+  // One float per token, H apart token-major: Halide constrains dim 0 of
+  // an input to stride 1 unless told otherwise.
+  g.beta.dim(0).set_min(0).set_stride(Halide::Expr());
   if (scalar_decay) {
-    g.decay.dim(0).set_min(0);
+    g.decay.dim(0).set_min(0).set_stride(Halide::Expr());
   } else {
     g.decay.dim(0).set_bounds(0, K).set_stride(1);
     g.decay.dim(1).set_min(0);
