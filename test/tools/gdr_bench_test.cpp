@@ -1,5 +1,7 @@
 // gdr-bench's flags: a duration must be a finite positive number (--seconds
-// inf used to run forever), said in one line before any measurement.
+// inf used to run forever), said in one line before any measurement; the
+// call's form flags are printed, written to every JSON record and counted in
+// the flops.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -27,6 +29,101 @@ TEST(GdrBenchTest, DurationsMustBeFinite) {
     EXPECT_EQ(err.str(), std::string("gdr-bench: --seconds: expected a number > 0 and <= 86400, got '") +
                              seconds + "'\n");
     EXPECT_FALSE(std::ifstream(dir.path("b.json")).good());
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs gdr-bench with `args`; its exit code, stdout and stderr.
+int bench(const TempDir& dir, const std::string& args, std::string* out, std::string* err) {
+  const std::string cmd = std::string("timeout 120 ") + GDR_BENCH_PATH + " " + args + " > " +
+                          dir.path("out.txt") + " 2> " + dir.path("err.txt");
+  const int status = std::system(cmd.c_str());
+  *out = read_file(dir.path("out.txt"));
+  *err = read_file(dir.path("err.txt"));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Every form flag at once (GVA, scalar decay, token-major, varlen with an
+// empty and a one-token sequence, in place): printed in the form line, each
+// implementation agrees with the first, and every JSON record carries the
+// form, with T the sequences' sum and B = 1.
+TEST(GdrBenchTest, FormFlagsArePrintedAndRecorded) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference,baseline-two-pass,baseline-chunked --H 4 --Hk 2 --decay scalar "
+                       "--layout bthd --seqlens 30,0,1,7 --in-place 1 --K 16 --V 16 --threads 1 --seconds 0.01 "
+                       "--json " + dir.path("b.json"), &out, &err),
+            0) << err;
+  EXPECT_NE(out.find("form: Hk=2 Hq=H decay=scalar layout=bthd seqlens=30,0,1,7 in_place=1\n"),
+            std::string::npos) << out;
+  EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
+  // python3 is a build dependency: the JSON parses and each record has the form.
+  const std::string check =
+      "import json, sys\n"
+      "r = json.load(open(sys.argv[1]))\n"
+      "assert r[0]['impl'] == 'machine'\n"
+      "assert len(r) == 4, r\n"
+      "for x in r[1:]:\n"
+      "    want = dict(B=1, H=4, T=38, Hk=2, Hq=4, decay='scalar', layout='bthd', seqlens=[30, 0, 1, 7], in_place=True)\n"
+      "    assert all(x[k] == v for k, v in want.items()), x\n";
+  std::ofstream(dir.path("check.py")) << check;
+  EXPECT_EQ(std::system(("python3 " + dir.path("check.py") + " " + dir.path("b.json")).c_str()), 0)
+      << read_file(dir.path("b.json"));
+}
+
+// The default form is recorded too, and grouped readout (Hq = 2 H) counts
+// its second readout: gflops = (8 + 2) K V T B H / median_ns.
+TEST(GdrBenchTest, ReadoutFlopsAreCounted) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  for (const char* hq : {"", "--Hq 4"}) {
+    ASSERT_EQ(bench(dir, std::string("--impl reference --H 2 ") + hq + " --T 9 --B 2 --K 16 --V 8 --threads 1 "
+                         "--seconds 0.01 --json " + dir.path("b.json"), &out, &err),
+              0) << err;
+    const bool grouped = *hq != '\0';
+    EXPECT_NE(out.find(std::string("form: Hk=H Hq=") + (grouped ? "4" : "H") +
+                       " decay=channel layout=bhtd seqlens=- in_place=0\n"),
+              std::string::npos) << out;
+    const std::string check =
+        std::string("import json, sys\n"
+                    "x = json.load(open(sys.argv[1]))[1]\n"
+                    "assert (x['Hk'], x['Hq'], x['decay'], x['layout'], x['seqlens'], x['in_place']) == ") +
+        (grouped ? "(2, 4" : "(2, 2") + ", 'channel', 'bhtd', [], False), x\n"
+        "flops = " + (grouped ? "10" : "8") + " * 16 * 8 * 9 * 2 * 2\n"
+        "assert abs(x['gflops'] - flops / x['median_ns']) <= 1e-3 + 1e-3 * x['gflops'], x\n";
+    std::ofstream(dir.path("check.py")) << check;
+    EXPECT_EQ(std::system(("python3 " + dir.path("check.py") + " " + dir.path("b.json")).c_str()), 0)
+        << hq << ": " << read_file(dir.path("b.json"));
+  }
+}
+
+// A form that does not fit: one line naming the flag, exit 2, no JSON.
+TEST(GdrBenchTest, BadFormFlagsAreOneLine) {
+  const TempDir dir("gdr-bench-test");
+  const std::pair<const char*, const char*> cases[] = {
+      {"--H 4,6 --Hk 4", "gdr-bench: --Hk 4 does not divide --H 6\n"},
+      {"--Hq 6", "gdr-bench: --Hq 6: neither it nor --H 4 is a multiple of the other\n"},
+      {"--decay diagonal", "gdr-bench: --decay: expected scalar or channel, got 'diagonal'\n"},
+      {"--layout hbtd", "gdr-bench: --layout: expected bhtd or bthd, got 'hbtd'\n"},
+      {"--seqlens 3,4 --T 7", "gdr-bench: --seqlens: T is their sum; give --seqlens or --T, not both\n"},
+      {"--seqlens 3,4 --B 2", "gdr-bench: --seqlens: a variable-length batch has B = 1, got --B 2\n"},
+      {"--seqlens 3,-4", "gdr-bench: --seqlens: expected comma-separated integers in [0, 1048576], got '3,-4'\n"},
+      {"--in-place yes", "gdr-bench: --in-place: expected an integer in [0, 1], got 'yes'\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::string out, err;
+    const std::string H = std::string(args).find("--H ") == std::string::npos ? "--H 4 " : "";
+    EXPECT_EQ(bench(dir, "--impl reference " + H + args + " --json " + dir.path("b.json"), &out,
+                    &err),
+              2) << args;
+    EXPECT_EQ(err, message) << args;
+    EXPECT_FALSE(std::ifstream(dir.path("b.json")).good()) << args;
   }
 }
 

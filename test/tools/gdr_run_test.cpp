@@ -111,6 +111,76 @@ class GdrRunTest : public ::testing::Test {
     return result;
   }
 
+  // Writes any form of `p` as gdr-run reads it: the tensors in the form's
+  // layout, the decay of rank 3 if scalar, the state pools, and c.npy,
+  // ii.npy, fi.npy for the offsets and indices (int32 or int64 as the form
+  // says). fs.npy gets the problem's final pool when it has final indices
+  // (gdr-run keeps the rows no sequence writes).
+  void write_form(const Problem& p) {
+    const ProblemForm& f = p.form;
+    const bool tm = f.layout == Layout::TokenMajor;
+    auto shape = [&](int64_t heads, int64_t width) {
+      std::vector<int64_t> s = tm ? std::vector<int64_t>{p.B, p.T, heads} : std::vector<int64_t>{p.B, heads, p.T};
+      if (width) s.push_back(width);
+      return s;
+    };
+    const int64_t Hq = f.query_heads ? f.query_heads : p.H, Hk = f.key_heads ? f.key_heads : p.H;
+    const int64_t N = f.seqlens.empty() ? p.B : static_cast<int64_t>(f.seqlens.size());
+    write("q.npy", shape(Hq, p.K), p.query);
+    write("k.npy", shape(Hk, p.K), p.key);
+    write("v.npy", shape(p.H, p.V), p.value);
+    write("d.npy", shape(p.H, f.decay == DecayKind::Scalar ? 0 : p.K), p.decay);
+    write("b.npy", shape(p.H, 0), p.beta);
+    const int64_t rows = f.initial_state_indices.empty() ? N : f.initial_state_slots;
+    write("s.npy", {rows, p.H, p.K, p.V}, p.initial_state);
+    auto ints = [&](const std::string& name, const std::vector<int64_t>& i64, const std::vector<int32_t>& i32) {
+      npy::IntArray a;
+      a.shape = {static_cast<int64_t>(i64.size())};
+      a.int32 = f.int32_indices;
+      a.data64 = i64;
+      a.data32 = i32;
+      ASSERT_TRUE(npy::write(path(name), a));
+    };
+    std::remove(path("fs.npy").c_str());
+    if (!f.seqlens.empty()) ints("c.npy", p.cu_seqlens, p.cu_seqlens32);
+    if (!f.initial_state_indices.empty()) ints("ii.npy", p.initial_indices, p.initial_indices32);
+    if (!f.final_state_indices.empty()) {
+      ints("fi.npy", p.final_indices, p.final_indices32);
+      if (!f.in_place) write("fs.npy", {f.final_state_slots, p.H, p.K, p.V}, p.final_state);
+    }
+  }
+
+  // The flags naming write_form's files for `p`'s form.
+  static std::string form_flags(const Problem& p) {
+    const ProblemForm& f = p.form;
+    std::string flags = std::string("--layout ") + layout_name(f.layout);
+    if (!f.seqlens.empty()) flags += " --cu-seqlens c.npy";
+    if (!f.initial_state_indices.empty()) flags += " --initial-state-indices ii.npy";
+    if (!f.final_state_indices.empty()) flags += " --final-state-indices fi.npy";
+    return flags;
+  }
+
+  // gdr-run in the test's folder with exactly `args` (file names relative).
+  RunResult run_in_folder(const std::string& args) const {
+    const std::string cmd = "cd " + dir_ + " && timeout 120 " + GDR_RUN_PATH + " " + args + " 2> " +
+                            path("stderr.txt");
+    const int status = std::system(cmd.c_str());
+    return {WEXITSTATUS(status), bytes_of("stderr.txt")};
+  }
+
+  // `p` with the out and the final pool read from `out` and `pool`.
+  Problem outputs_from(const Problem& p, const std::string& out_file, const std::string& pool_file) const {
+    npy::Array out, fs;
+    Problem result = p;
+    if (!npy::read(path(out_file), &out) || !npy::read(path(pool_file), &fs)) {
+      ADD_FAILURE() << "gdr-run wrote no readable " << out_file << " / " << pool_file;
+      return result;
+    }
+    result.out = out.data;
+    (p.form.in_place ? result.initial_state : result.final_state) = fs.data;
+    return result;
+  }
+
   const TempDir temp_{"gdr-run-test"};
   const std::string dir_ = temp_.str();
 };
@@ -221,6 +291,281 @@ TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
     EXPECT_EQ(r.stderr_text.rfind("gdr-run: ", 0), 0u) << c.name;
     EXPECT_FALSE(exists("out.npy")) << c.name;
     EXPECT_FALSE(exists("fs.npy")) << c.name;
+  }
+}
+
+// The whole interface from the files' shapes: GVA (key 2 heads, value 4),
+// scalar decay (rank-3 decay file), token-major, four sequences of
+// different lengths (one empty, one of one token) and state slots read and
+// written through index files; then grouped readout (query 2H heads) with
+// channelwise decay, head-major. Against float64 within the contract; the
+// out file has max(Hq, H) heads in the layout, the final state the pool's
+// shape, and pool rows no sequence writes keep what fs.npy held.
+TEST_F(GdrRunTest, EveryFormFromTheFilesShapesMatchesFloat64) {
+  ProblemForm gva;
+  gva.key_heads = 2;
+  gva.layout = Layout::TokenMajor;
+  gva.decay = DecayKind::Scalar;
+  gva.seqlens = {9, 0, 1, 23};
+  gva.initial_state_indices = {2, -1, 0, 4};
+  gva.initial_state_slots = 5;
+  gva.final_state_indices = {1, 3, 5, 0};
+  gva.final_state_slots = 6;
+  ProblemForm readout;
+  readout.query_heads = 6;
+  std::vector<std::pair<ProblemForm, int64_t>> forms = {{gva, 4}, {readout, 3}};
+  std::vector<const char*> routes = {"auto", "reference", "baseline-two-pass", "baseline-chunked"};
+#ifdef GDR_HAVE_COMPILER
+  routes.push_back("recurrent");
+  routes.push_back("chunked");  // not for grouped readout: its pipeline reads one query per head
+#endif
+  for (const auto& [form, H] : forms)
+    for (const char* route : routes) {
+      if (form.query_heads > H && std::string(route) == "chunked") continue;
+      ProblemOptions o{DecayRegime::NearOne, BetaRegime::Uniform, true, 17};
+      o.form = form;
+      Problem p = make_problem(2, H, 11, 12, 20, o);
+      write_form(p);
+      const RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                                        "--initial-state s.npy --out out.npy --final-state fs.npy " +
+                                        form_flags(p) + " --threads 2 --route " + route);
+      ASSERT_EQ(r.exit_code, 0) << route << ": " << r.stderr_text;
+      npy::Array out, fs;
+      ASSERT_TRUE(npy::read(path("out.npy"), &out));
+      ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
+      const int64_t Hout = std::max(form.query_heads, H);
+      const std::vector<int64_t> out_shape = form.layout == Layout::TokenMajor
+                                                 ? std::vector<int64_t>{p.B, p.T, Hout, p.V}
+                                                 : std::vector<int64_t>{p.B, Hout, p.T, p.V};
+      EXPECT_EQ(out.shape, out_shape) << route;
+      const int64_t rows = form.final_state_indices.empty() ? p.B : form.final_state_slots;
+      EXPECT_EQ(fs.shape, (std::vector<int64_t>{rows, H, p.K, p.V})) << route;
+      EXPECT_LE(relative_error(outputs_from(p, "out.npy", "fs.npy"), reference_f64(p)), 1e-4) << route;
+    }
+}
+
+// No --initial-state: the states start from zeros.
+TEST_F(GdrRunTest, WithoutAnInitialStateTheStatesStartFromZeros) {
+  Problem p = make_problem(2, 3, 10, 8, 8, {DecayRegime::NearOne, BetaRegime::Uniform, true, 23});
+  std::fill(p.initial_state.begin(), p.initial_state.end(), 0.f);
+  write_problem(p);
+  const RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                                    "--out out.npy --final-state fs.npy");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_LE(relative_error(outputs_of(p), reference_f64(p)), 1e-4);
+}
+
+// --in-place 1 with --final-state naming the --initial-state pool: the pool
+// is read and updated through one file (renamed over it: a new inode), and
+// matches float64 and the functional run bit for bit. Without --in-place
+// the same command is refused before any work and changes nothing.
+TEST_F(GdrRunTest, InPlaceUpdatesThePoolFile) {
+  ProblemOptions o{DecayRegime::NearOne, BetaRegime::Uniform, true, 29};
+  o.form.layout = Layout::TokenMajor;
+  o.form.seqlens = {7, 3, 12};
+  o.form.initial_state_indices = {3, -1, 1};
+  o.form.final_state_indices = {3, 0, 1};
+  o.form.initial_state_slots = o.form.final_state_slots = 4;
+  o.form.in_place = true;
+  Problem p = make_problem(1, 2, 0, 8, 12, o);
+  const Reference ref = reference_f64(p);
+  write_form(p);
+  const std::string command = "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                              "--initial-state s.npy --out out.npy --final-state s.npy " + form_flags(p);
+  const auto before = folder_contents();
+  RunResult r = run_in_folder(command);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("--final-state s.npy is the same file as --initial-state s.npy"),
+            std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("--in-place 1"), std::string::npos) << r.stderr_text;
+  EXPECT_EQ(folder_contents(), before);
+
+  struct stat st;
+  ASSERT_EQ(stat(path("s.npy").c_str(), &st), 0);
+  const ino_t inode = st.st_ino;
+  r = run_in_folder(command + " --in-place 1");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const Problem in_place = outputs_from(p, "out.npy", "s.npy");
+  EXPECT_LE(relative_error(in_place, ref), 1e-4);
+  ASSERT_EQ(stat(path("s.npy").c_str(), &st), 0);
+  EXPECT_NE(st.st_ino, inode) << "the pool was not replaced through a temporary";
+  for (const auto& [name, bytes] : folder_contents())
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name << " was left behind";
+
+  // The same call functional: the same bits.
+  write_form(p);
+  write("fs.npy", {4, p.H, p.K, p.V}, p.initial_state);
+  r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                    "--initial-state s.npy --out out2.npy --final-state fs.npy " + form_flags(p));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(bytes_of("out2.npy"), bytes_of("out.npy"));
+  npy::Array fs;
+  ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
+  EXPECT_EQ(fs.data, in_place.initial_state);
+}
+
+// Offsets and indices as int32 ('<i4') and int64 ('<i8') files give the
+// same bits; a float or 2-D index file is refused naming its flag.
+TEST_F(GdrRunTest, IndexFilesAreInt32OrInt64) {
+  std::string first;
+  for (bool int32 : {false, true}) {
+    ProblemOptions o{DecayRegime::NearOne, BetaRegime::Uniform, true, 31};
+    o.form.seqlens = {5, 1, 9};
+    o.form.initial_state_indices = {1, 0, -1};
+    o.form.initial_state_slots = 2;
+    o.form.final_state_indices = {2, 0, 1};
+    o.form.final_state_slots = 3;
+    o.form.int32_indices = int32;
+    Problem p = make_problem(1, 2, 0, 8, 8, o);
+    write_form(p);
+    const std::string c_bytes = bytes_of("c.npy");
+    EXPECT_NE(c_bytes.find(int32 ? "'<i4'" : "'<i8'"), std::string::npos);
+    const RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                                      "--initial-state s.npy --out out.npy --final-state fs.npy " +
+                                      form_flags(p));
+    ASSERT_EQ(r.exit_code, 0) << int32 << ": " << r.stderr_text;
+    EXPECT_LE(relative_error(outputs_from(p, "out.npy", "fs.npy"), reference_f64(p)), 1e-4) << int32;
+    if (int32) EXPECT_EQ(bytes_of("out.npy"), first);
+    first = bytes_of("out.npy");
+  }
+  const std::pair<std::function<void(GdrRunTest*)>, std::string> bad[] = {
+      {[](GdrRunTest* t) { t->write("c.npy", {4}, {0, 5, 6, 15}); },
+       "gdr-run: --cu-seqlens c.npy: dtype must be int32 or int64 little-endian ('<i4' or '<i8'), got '<f4'\n"},
+      {[](GdrRunTest* t) {
+         npy::IntArray a;
+         a.shape = {2, 2};
+         a.data64 = {0, 5, 6, 15};
+         ASSERT_TRUE(npy::write(t->path("c.npy"), a));
+       },
+       "gdr-run: --cu-seqlens c.npy: expected rank 1, got shape (2, 2)\n"},
+  };
+  for (const auto& [prepare, message] : bad) {
+    prepare(this);
+    std::remove(path("out.npy").c_str());
+    const RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                                      "--initial-state s.npy --out out.npy --final-state fs2.npy "
+                                      "--cu-seqlens c.npy");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.stderr_text, message);
+    EXPECT_FALSE(exists("out.npy"));
+    EXPECT_FALSE(exists("fs2.npy"));
+  }
+}
+
+// Every inconsistent shape or flag of the forms: one line naming the flag
+// and its file, the right exit code, and no file written or changed.
+TEST_F(GdrRunTest, FormErrorsAreOneLineNamingTheFlagAndWriteNothing) {
+  ProblemOptions o{DecayRegime::NearOne, BetaRegime::Uniform, true, 37};
+  o.form.key_heads = 4;
+  o.form.layout = Layout::TokenMajor;
+  o.form.seqlens = {3, 4};
+  o.form.initial_state_indices = {0, 2};
+  o.form.initial_state_slots = 3;
+  o.form.final_state_indices = {1, 0};
+  o.form.final_state_slots = 2;
+  const Problem good = make_problem(1, 8, 0, 4, 6, o);  // T = 7
+  const std::string files = "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                            "--initial-state s.npy --out out.npy --final-state fs.npy ";
+  const std::string all = files + form_flags(good);
+  auto ints = [](std::vector<int64_t> v) {
+    npy::IntArray a;
+    a.shape = {static_cast<int64_t>(v.size())};
+    a.data64 = v;
+    return a;
+  };
+  struct Case {
+    const char* name;
+    std::function<void(GdrRunTest*)> prepare;
+    std::string args;
+    std::string message;  // the whole line, or its start if it ends in "..."
+    int exit_code;
+  };
+  const std::vector<Case> cases = {
+      {"key heads do not divide",
+       [](GdrRunTest* t) { t->write("k.npy", {1, 7, 3, 4}, std::vector<float>(84)); }, all,
+       "--key k.npy: has 3 heads, which does not divide value's 8", 1},
+      {"query heads", [](GdrRunTest* t) { t->write("q.npy", {1, 7, 3, 4}, std::vector<float>(84)); }, all,
+       "--query q.npy: has 3 heads; neither it nor value's 8 is a multiple of the other", 1},
+      {"key tokens", [](GdrRunTest* t) { t->write("k.npy", {1, 6, 4, 4}, std::vector<float>(96)); }, all,
+       "--key k.npy: shape (1, 6, 4, 4) does not match the expected (1, 7, 4, 4) (from --query and --value "
+       "(--layout bthd))", 1},
+      {"decay rank 2", [](GdrRunTest* t) { t->write("d.npy", {7, 8}, std::vector<float>(56)); }, all,
+       "--decay d.npy: expected rank 4 (channelwise, [B, T, heads, K]) or 3 (scalar, [B, T, heads]) "
+       "(--layout bthd), got shape (7, 8)", 1},
+      {"scalar decay heads", [](GdrRunTest* t) { t->write("d.npy", {1, 7, 4}, std::vector<float>(28)); }, all,
+       "--decay d.npy: shape (1, 7, 4) does not match the expected (1, 7, 8) (scalar decay, from --query and "
+       "--value (--layout bthd))", 1},
+      {"beta", [](GdrRunTest* t) { t->write("b.npy", {1, 8, 7}, std::vector<float>(56)); }, all,
+       "--beta b.npy: shape (1, 8, 7) does not match the expected (1, 7, 8) (from --query and --value "
+       "(--layout bthd))", 1},
+      {"head-major files read token-major", [](GdrRunTest*) {}, files + "--layout bhtd --cu-seqlens c.npy "
+       "--initial-state-indices ii.npy --final-state-indices fi.npy",
+       "--key k.npy: shape (1, 7, 4, 4) does not match the expected (1, 7, 8, 4) (from --query and --value "
+       "(--layout bhtd))", 1},
+      {"state pool", [](GdrRunTest* t) { t->write("s.npy", {3, 8, 4, 5}, std::vector<float>(480)); }, all,
+       "--initial-state s.npy: shape (3, 8, 4, 5) does not match the expected (S, 8, 4, 6) for a pool of S rows",
+       1},
+      {"states without indices", [](GdrRunTest*) {}, files + "--layout bthd --cu-seqlens c.npy",
+       "--initial-state s.npy: shape (3, 8, 4, 6) does not match the expected (2, 8, 4, 6) (2 sequences "
+       "(--cu-seqlens), H from --value, K from --query, V from --value)", 1},
+      {"final pool", [](GdrRunTest* t) { t->write("fs.npy", {2, 8, 5, 6}, std::vector<float>(480)); }, all,
+       "--final-state fs.npy: shape (2, 8, 5, 6) does not match the expected (S, 8, 4, 6) for a pool of S rows "
+       "(the existing pool --final-state-indices writes into)", 1},
+      {"last offset", [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("c.npy"), ints({0, 3, 6}))); }, all,
+       "--cu-seqlens c.npy: the last offset must be T=7, got 6", 1},
+      {"offsets out of order",
+       [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("c.npy"), ints({0, 5, 3, 7}))); },
+       files + "--layout bthd --cu-seqlens c.npy",
+       "--cu-seqlens c.npy: must be non-decreasing: cu_seqlens[2] = 3 < cu_seqlens[1] = 5", 1},
+      {"varlen with B = 2",
+       [](GdrRunTest* t) {
+         t->write("q.npy", {2, 7, 4, 4}, std::vector<float>(224));
+         t->write("k.npy", {2, 7, 4, 4}, std::vector<float>(224));
+         t->write("v.npy", {2, 7, 8, 6}, std::vector<float>(672));
+         t->write("d.npy", {2, 7, 8, 4}, std::vector<float>(448));
+         t->write("b.npy", {2, 7, 8}, std::vector<float>(112));
+       },
+       all, "--cu-seqlens c.npy: a variable-length batch needs B = 1, but --query q.npy has B = 2", 1},
+      {"index out of range",
+       [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("ii.npy"), ints({0, 3}))); }, all,
+       "--initial-state-indices ii.npy: initial_state_indices[1] = 3 is out of range [-1, 3)", 1},
+      {"index count", [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("fi.npy"), ints({1, 0, 2}))); }, all,
+       "--final-state-indices fi.npy: has 3 entries, but there are 2 sequences (--cu-seqlens)", 1},
+      {"duplicate destination",
+       [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("fi.npy"), ints({1, 1}))); }, all,
+       "--final-state-indices fi.npy: sequences 0 and 1 both write slot 1", 1},
+      {"indices without a pool", [](GdrRunTest*) {},
+       "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy --out out.npy --final-state fs.npy " +
+           form_flags(good),
+       "--initial-state-indices ii.npy: needs --initial-state, the pool it indexes", 2},
+      {"in place: a slot another sequence reads",
+       [&](GdrRunTest* t) {
+         ASSERT_TRUE(npy::write(t->path("ii.npy"), ints({0, 2})));
+         ASSERT_TRUE(npy::write(t->path("fi.npy"), ints({2, 1})));
+       },
+       "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy --initial-state s.npy --out out.npy "
+       "--final-state s.npy " + form_flags(good) + " --in-place 1",
+       "--in-place 1: sequence 0 writes slot 2, which sequence 1 reads", 1},
+      {"unknown layout", [](GdrRunTest*) {}, files + "--layout hbtd", "--layout: expected bhtd or bthd, got 'hbtd'",
+       2},
+      {"bad in-place", [](GdrRunTest*) {}, all + " --in-place 2",
+       "--in-place: expected an integer in [0, 1], got '2'", 2},
+  };
+  for (const Case& c : cases) {
+    write_form(good);
+    std::remove(path("fs.npy").c_str());
+    c.prepare(this);
+    const auto before = folder_contents();
+    const RunResult r = run_in_folder(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.name << ": " << r.stderr_text;
+    const std::string line = "gdr-run: " + c.message;
+    if (line.size() > 3 && line.compare(line.size() - 3, 3, "...") == 0)
+      EXPECT_EQ(r.stderr_text.rfind(line.substr(0, line.size() - 3), 0), 0u) << c.name << ": " << r.stderr_text;
+    else
+      EXPECT_EQ(r.stderr_text, line + "\n") << c.name;
+    EXPECT_EQ(std::count(r.stderr_text.begin(), r.stderr_text.end(), '\n'), 1) << c.name;
+    EXPECT_FALSE(exists("out.npy")) << c.name;
+    EXPECT_EQ(folder_contents(), before) << c.name << ": a file was written or changed";
   }
 }
 

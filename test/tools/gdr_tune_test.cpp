@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "candidates.h"
@@ -132,6 +133,65 @@ TEST(Tuner, FailingCandidateGivesValidJson) {
   EXPECT_EQ(auto_choice(c, o), Route::Recurrent);
 }
 
+// The form reaches every call: the check's problem (H = 3, Hq = 3 R, one
+// key head, token-major, varlen with an empty sequence, in place) and the
+// timed one (the options' H, Hq = R H, their seqlens), and every variant
+// searched is compiled for the decay and readouts; the chunked route, which
+// has no grouped readout, is not searched.
+TEST(Tuner, TheFormReachesTheCheckAndTheTimedProblem) {
+  TuneOptions o = tiny_recurrent_options();
+  o.routes = {Route::Recurrent, Route::Chunked};
+  o.decay = DecayKind::Scalar;
+  o.readouts = 2;
+  o.form.key_heads = 1;
+  o.form.layout = Layout::TokenMajor;
+  o.form.seqlens = {2, 0, 5};
+  o.form.in_place = true;
+  auto seen = std::make_shared<std::vector<Tensors>>();
+  Candidate spy;
+  spy.route = Route::Recurrent;
+  spy.schedule = "spy";
+  spy.run = [seen](const Tensors& t, const Options& options) {
+    seen->push_back(t);
+    Options reference = options;
+    reference.route = Route::Reference;
+    return gdr::run(t, reference);
+  };
+  o.extra = {spy};
+  Checker checker(o, 1);
+  const CaseResult c = tune_case(o, 7, 1, checker);
+  ASSERT_GE(seen->size(), 2u);
+  const Tensors& check = seen->front();
+  EXPECT_EQ(check.H, 3);
+  EXPECT_EQ(check.query_heads, 6);
+  EXPECT_EQ(check.key_heads, 1);
+  EXPECT_EQ(check.decay_kind, DecayKind::Scalar);
+  EXPECT_EQ(check.layout, Layout::TokenMajor);
+  EXPECT_EQ(check.cu_seqlens.size, 5);
+  EXPECT_TRUE(check.in_place);
+  EXPECT_EQ(check.final_state, check.initial_state);
+  const Tensors& timed = seen->back();
+  EXPECT_EQ(timed.H, 2);
+  EXPECT_EQ(timed.T, 7);
+  EXPECT_EQ(timed.query_heads, 4);
+  EXPECT_EQ(timed.key_heads, 1);
+  EXPECT_EQ(timed.decay_kind, DecayKind::Scalar);
+  EXPECT_EQ(timed.layout, Layout::TokenMajor);
+  EXPECT_EQ(timed.cu_seqlens.size, 4);
+  EXPECT_TRUE(timed.in_place);
+  size_t variants = 0;
+  for (const Entry& e : c.entries) {
+    EXPECT_TRUE(e.check.ok) << e.candidate.name() << ": " << e.check.why;
+    EXPECT_NE(e.candidate.route, Route::Chunked) << e.candidate.name();
+    if (e.candidate.baseline() || e.candidate.schedule == "spy") continue;
+    ++variants;
+    EXPECT_EQ(e.candidate.variant.decay, DecayKind::Scalar) << e.candidate.name();
+    EXPECT_EQ(e.candidate.variant.readouts, 2) << e.candidate.name();
+  }
+  EXPECT_GT(variants, 0u);
+  EXPECT_TRUE(c.winners.count(Route::Recurrent));
+}
+
 TEST(Tuner, CoarseThenFineSpace) {
   // Tiles of more than one vector wider than V are left out.
   EXPECT_EQ(recurrent_coarse({4, 8}, 16).size(), 3u + 2u);  // w4: 1, 2, 4 vectors; w8: 1, 2
@@ -196,6 +256,54 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
   EXPECT_NE(out.find("report: " + path("r/tune") + ".md"), std::string::npos) << out;
 }
 
+// --decay scalar: every record written has decay=scalar (both routes'),
+// printed in the form line and in each JSON record. Grouped readout (--Hq
+// 2H) with GVA, token-major, varlen and in place: records readouts=2, and
+// the chunked route is not searched.
+TEST_F(GdrTuneTest, FormFlagsReachTheDatabaseAndTheReport) {
+  std::string out, err;
+  ASSERT_EQ(run("--H 2 --K 16 --V 16 --T 1,40 --threads 1 --seconds 0.002 --routes recurrent,chunked "
+                "--widths 4 --decay scalar --report " + path("r/tune") + " --db " + path("tuning.db"),
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("form: Hk=H Hq=H decay=scalar layout=bhtd seqlens=- in_place=0\n"), std::string::npos)
+      << out;
+  compiler::TuningDbFile file;
+  ASSERT_TRUE(compiler::read_tuning_db(path("tuning.db"), &file));
+  ASSERT_EQ(file.records.size(), 4u);  // two T buckets x two routes
+  for (const compiler::TuningRecord& r : file.records) {
+    EXPECT_EQ(r.decay, DecayKind::Scalar) << compiler::tuning_record_line(r);
+    EXPECT_EQ(r.readouts, 1);
+    EXPECT_NE(read(path("tuning.db")).find(compiler::tuning_record_line(r)), std::string::npos);
+    EXPECT_NE(compiler::tuning_record_line(r).find(" decay=scalar"), std::string::npos);
+  }
+  const std::string json = read(path("r/tune.json"));
+  EXPECT_EQ(json.find("\"decay\": \"channel\""), std::string::npos);
+  EXPECT_NE(json.find("\"Hk\": 2, \"Hq\": 2, \"decay\": \"scalar\", \"layout\": \"bhtd\", \"seqlens\": [], "
+                      "\"in_place\": false, \"readouts\": 1"),
+            std::string::npos) << json;
+  EXPECT_NE(read(path("r/tune.md")).find("form: Hk=H Hq=H decay=scalar"), std::string::npos);
+
+  ASSERT_EQ(run("--H 2 --Hq 4 --Hk 1 --layout bthd --seqlens 5,0,1 --in-place 1 --K 16 --V 16 --threads 1 "
+                "--seconds 0.002 --widths 4 --report " + path("r/tune") + " --db " + path("grouped.db"),
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("chunked: not searched, it has no grouped readout"), std::string::npos) << out;
+  EXPECT_NE(out.find("form: Hk=1 Hq=4 decay=channel layout=bthd seqlens=5,0,1 in_place=1\n"), std::string::npos)
+      << out;
+  ASSERT_TRUE(compiler::read_tuning_db(path("grouped.db"), &file));
+  ASSERT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.records[0].route, Route::Recurrent);
+  EXPECT_EQ(file.records[0].readouts, 2);
+  EXPECT_EQ(file.records[0].decay, DecayKind::Channel);
+  EXPECT_EQ(file.records[0].T_min, 0);  // one T: the sequences' sum, 6
+  EXPECT_NE(read(path("r/tune.md")).find("## T = 6, threads = 1"), std::string::npos);
+  EXPECT_NE(read(path("r/tune.json")).find("\"seqlens\": [5, 0, 1], \"in_place\": true, \"readouts\": 2"),
+            std::string::npos);
+}
+
 TEST_F(GdrTuneTest, BadFlagsGiveOneLineNamingTheFlagAndWriteNothing) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--routes fast", "--routes"},
@@ -210,6 +318,14 @@ TEST_F(GdrTuneTest, BadFlagsGiveOneLineNamingTheFlagAndWriteNothing) {
       {"--K 0", "--K"},
       {"--frobnicate 1", "--frobnicate"},
       {"--H 1048576 --V 1048576", "--H"},  // 2^40 floats of state per head row: no memory
+      {"--decay diagonal", "--decay"},
+      {"--layout hbtd", "--layout"},
+      {"--Hk 3", "--Hk"},  // does not divide H = 32
+      {"--Hq 5", "--Hq"},
+      {"--seqlens 3,4 --T 7", "--seqlens"},
+      {"--seqlens 3,4 --B 2", "--seqlens"},
+      {"--in-place 2", "--in-place"},
+      {"--H 2 --Hq 4 --routes chunked", "--routes chunked: the chunked route has no grouped readout"},
   };
   for (const auto& [args, flag] : cases) {
     std::string out, err;

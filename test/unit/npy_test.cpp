@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 
 #include "temp_dir.h"
 
@@ -49,6 +50,43 @@ TEST(Npy, RoundTrips) {
     EXPECT_EQ(b.shape, a.shape);
     EXPECT_EQ(b.data, a.data);
   }
+}
+
+// Offsets and indices: '<i4' and '<i8' files read in their own type (what
+// numpy writes for np.int32 / np.int64 arrays); a float file, or another
+// integer type, is refused saying which dtypes are read; a float reader
+// refuses an integer file.
+TEST(Npy, IntegerFiles) {
+  const gdr::test::TempDir dir("npy-int-test");
+  for (bool int32 : {true, false}) {
+    IntArray a;
+    a.shape = {4};
+    a.int32 = int32;
+    a.data32 = {0, -1, 7, 2147483647};
+    a.data64 = {0, -1, 7, int64_t(1) << 40};
+    ASSERT_TRUE(write(dir.path("i.npy"), a));
+    IntArray b;
+    ASSERT_TRUE(read(dir.path("i.npy"), &b));
+    EXPECT_EQ(b.shape, a.shape);
+    EXPECT_EQ(b.int32, int32);
+    const Indices i = b.indices();
+    EXPECT_EQ(i.size, 4);
+    EXPECT_EQ(i.type, int32 ? Indices::Type::Int32 : Indices::Type::Int64);
+    EXPECT_EQ(i[1], -1);
+    EXPECT_EQ(i[3], int32 ? 2147483647 : int64_t(1) << 40);
+    Array f;
+    EXPECT_NE(read(dir.path("i.npy"), &f).message().find("dtype must be float32"), std::string::npos);
+  }
+  ASSERT_TRUE(write(dir.path("f.npy"), Array{{2}, {1.f, 2.f}}));
+  IntArray b;
+  EXPECT_EQ(read(dir.path("f.npy"), &b).message(),
+            "dtype must be int32 or int64 little-endian ('<i4' or '<i8'), got '<f4'");
+  std::ofstream(dir.path("u.npy"), std::ios::binary)
+      << header_file("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }", std::string(4, '\0'));
+  EXPECT_NE(read(dir.path("u.npy"), &b).message().find("got '<u2'"), std::string::npos);
+  std::ofstream(dir.path("t.npy"), std::ios::binary)
+      << header_file("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", std::string(12, '\0'));
+  EXPECT_NE(read(dir.path("t.npy"), &b).message().find("needs 16 (truncated)"), std::string::npos);
 }
 
 TEST(Npy, ReadsWhatNumpyWrites) {

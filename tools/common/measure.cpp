@@ -28,8 +28,8 @@ double median(std::vector<double> x) {
   return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
-double op_flops(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V) {
-  return 8.0 * K * V * T * B * H;
+double op_flops(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V, int64_t readouts) {
+  return (8.0 + 2.0 * (readouts - 1)) * K * V * T * B * H;
 }
 
 }  // namespace gdr::tools

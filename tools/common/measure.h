@@ -29,8 +29,12 @@ std::vector<std::vector<double>> time_interleaved(size_t n, const std::function<
 
 double median(std::vector<double> x);
 
-// Effective flops of one call: 8 K V per token per head (what the fused
-// recurrence does), the same for every implementation so figures compare.
-double op_flops(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V);
+// Effective flops of one call, the same for every implementation so figures
+// compare: per token and state head, 8 K V for the recurrence with its
+// first readout (the fused recurrence's count) and 2 K V (one K x V
+// multiply-add) for each further readout (grouped readout: `readouts` query heads read one
+// state head). Key groups (GVA), scalar decay, layout, varlen (tokens = B T,
+// T the sequences' sum) and in place do not change the count.
+double op_flops(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V, int64_t readouts);
 
 }  // namespace gdr::tools

@@ -131,8 +131,8 @@ class HeaderParser {
   std::string last_word_;
 };
 
-// The header's shape once its dict is numpy's.
-Status parse_header(const std::string& header, std::vector<int64_t>* shape) {
+// The header's shape and dtype ('descr') once its dict is numpy's; C order only.
+Status parse_header(const std::string& header, std::vector<int64_t>* shape, std::string* descr) {
   std::map<std::string, std::string> strings;
   std::map<std::string, bool> bools;
   bool has_shape = false;
@@ -142,9 +142,17 @@ Status parse_header(const std::string& header, std::vector<int64_t>* shape) {
   if (!bools.count("fortran_order")) return Status::error("header has no fortran_order");
   if (strings.size() + bools.size() != 2)
     return Status::error("header has keys besides 'descr', 'fortran_order' and 'shape'");
-  if (strings["descr"] != "<f4")
-    return Status::error("dtype must be float32 little-endian ('<f4'), got '" + strings["descr"] + "'");
   if (bools["fortran_order"]) return Status::error("array is in Fortran order; only C order is supported");
+  *descr = strings["descr"];
+  return Status::ok();
+}
+
+// The float32 arrays' header.
+Status parse_header(const std::string& header, std::vector<int64_t>* shape) {
+  std::string descr;
+  if (Status s = parse_header(header, shape, &descr); !s) return s;
+  if (descr != "<f4")
+    return Status::error("dtype must be float32 little-endian ('<f4'), got '" + descr + "'");
   return Status::ok();
 }
 
@@ -171,12 +179,13 @@ Status parse_preamble(const std::string& first, size_t* header_at, uint32_t* hea
 }
 
 // The element count of `shape`, checked against the data bytes the file has.
-Status check_data(const std::vector<int64_t>& shape, uint64_t data_bytes, int64_t* count) {
+Status check_data(const std::vector<int64_t>& shape, uint64_t data_bytes, int64_t* count,
+                  uint64_t element_bytes = sizeof(float)) {
   *count = 1;
   for (int64_t d : shape)
-    if (__builtin_mul_overflow(*count, d, count) || *count > (int64_t(1) << 60) / 4)
+    if (__builtin_mul_overflow(*count, d, count) || *count > (int64_t(1) << 60) / 8)
       return Status::error("shape " + shape_string(shape) + " is too large");
-  const uint64_t want = static_cast<uint64_t>(*count) * sizeof(float);
+  const uint64_t want = static_cast<uint64_t>(*count) * element_bytes;
   if (data_bytes != want)
     return Status::error("data is " + std::to_string(data_bytes) + " bytes but shape " +
                          shape_string(shape) + " needs " + std::to_string(want) +
@@ -208,37 +217,87 @@ Status parse(const std::string& bytes, Array* array) {
   return Status::ok();
 }
 
-Status read(const std::string& path, Array* array) {
-  support::RegularFile file;
-  if (Status s = support::RegularFile::open(path, &file); !s) return s;
-  // The preamble and header first, bounded by the file's size; then the
-  // data straight into its final buffer, once.
-  std::string first(std::min<uint64_t>(10, file.size()), '\0');
-  if (Status s = file.read_exactly(first.data(), first.size()); !s) return s;
-  if (first.size() == 10 && (first[6] == 2 || first[6] == 3) && file.size() >= 12) {
+namespace {
+
+// Opens `path` and reads its preamble and header (bounded by the file's
+// size): the shape, the dtype and how many data bytes follow. The file is
+// left at the data.
+Status read_header(const std::string& path, support::RegularFile* file, std::vector<int64_t>* shape,
+                   std::string* descr, uint64_t* data_bytes) {
+  if (Status s = support::RegularFile::open(path, file); !s) return s;
+  std::string first(std::min<uint64_t>(10, file->size()), '\0');
+  if (Status s = file->read_exactly(first.data(), first.size()); !s) return s;
+  if (first.size() == 10 && (first[6] == 2 || first[6] == 3) && file->size() >= 12) {
     first.resize(12);  // versions 2 and 3 have a 4-byte header length
-    if (Status s = file.read_exactly(first.data() + 10, 2); !s) return s;
+    if (Status s = file->read_exactly(first.data() + 10, 2); !s) return s;
   }
   size_t header_at = 0;
   uint32_t header_len = 0;
   if (Status s = parse_preamble(first, &header_at, &header_len); !s) return s;
-  if (file.size() < header_at + header_len)
-    return Status::error("truncated header (the file is " + std::to_string(file.size()) +
+  if (file->size() < header_at + header_len)
+    return Status::error("truncated header (the file is " + std::to_string(file->size()) +
                          " bytes, its header ends at byte " + std::to_string(header_at + header_len) + ")");
   std::string header(header_len, '\0');
-  if (Status s = file.read_exactly(header.data(), header.size()); !s) return s;
+  if (Status s = file->read_exactly(header.data(), header.size()); !s) return s;
+  if (Status s = parse_header(header, shape, descr); !s) return s;
+  *data_bytes = file->size() - header_at - header_len;
+  return Status::ok();
+}
+
+}  // namespace
+
+Status read(const std::string& path, Array* array) {
+  // The data goes straight into its final buffer, once.
+  support::RegularFile file;
   std::vector<int64_t> shape;
-  if (Status s = parse_header(header, &shape); !s) return s;
+  std::string descr;
+  uint64_t bytes = 0;
+  if (Status s = read_header(path, &file, &shape, &descr, &bytes); !s) return s;
+  if (descr != "<f4")
+    return Status::error("dtype must be float32 little-endian ('<f4'), got '" + descr + "'");
   int64_t count = 0;
-  if (Status s = check_data(shape, file.size() - header_at - header_len, &count); !s) return s;
+  if (Status s = check_data(shape, bytes, &count); !s) return s;
   Array read{shape, std::vector<float>(count)};
   if (Status s = file.read_exactly(read.data.data(), count * sizeof(float)); !s) return s;
   *array = std::move(read);
   return Status::ok();
 }
 
-std::string header_bytes(const std::vector<int64_t>& shape) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_string(shape) + ", }";
+Indices IntArray::indices() const {
+  Indices i;
+  i.type = int32 ? Indices::Type::Int32 : Indices::Type::Int64;
+  i.size = int32 ? static_cast<int64_t>(data32.size()) : static_cast<int64_t>(data64.size());
+  i.data = int32 ? static_cast<const void*>(data32.data()) : data64.data();
+  return i;
+}
+
+Status read(const std::string& path, IntArray* array) {
+  support::RegularFile file;
+  std::vector<int64_t> shape;
+  std::string descr;
+  uint64_t bytes = 0;
+  if (Status s = read_header(path, &file, &shape, &descr, &bytes); !s) return s;
+  if (descr != "<i4" && descr != "<i8")
+    return Status::error("dtype must be int32 or int64 little-endian ('<i4' or '<i8'), got '" + descr + "'");
+  IntArray read;
+  read.shape = shape;
+  read.int32 = descr == "<i4";
+  int64_t count = 0;
+  if (Status s = check_data(shape, bytes, &count, read.int32 ? 4 : 8); !s) return s;
+  if (read.int32) {
+    read.data32.resize(count);
+    if (Status s = file.read_exactly(read.data32.data(), count * 4); !s) return s;
+  } else {
+    read.data64.resize(count);
+    if (Status s = file.read_exactly(read.data64.data(), count * 8); !s) return s;
+  }
+  *array = std::move(read);
+  return Status::ok();
+}
+
+std::string header_bytes(const std::vector<int64_t>& shape, const char* descr) {
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
+                       shape_string(shape) + ", }";
   // Pad so that the data starts on a 64-byte boundary; the header ends in '\n'.
   const size_t unpadded = kMagicSize + 4 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -255,6 +314,15 @@ std::string_view data_bytes(const Array& array) {
   return {reinterpret_cast<const char*>(array.data.data()), array.data.size() * sizeof(float)};
 }
 
+std::string serialize(const IntArray& array) {
+  std::string out = header_bytes(array.shape, array.int32 ? "<i4" : "<i8");
+  if (array.int32)
+    out.append(reinterpret_cast<const char*>(array.data32.data()), array.data32.size() * 4);
+  else
+    out.append(reinterpret_cast<const char*>(array.data64.data()), array.data64.size() * 8);
+  return out;
+}
+
 std::string serialize(const Array& array) {
   std::string out = header_bytes(array.shape);
   out += data_bytes(array);
@@ -265,6 +333,13 @@ Status write(const std::string& path, const Array& array) {
   support::StagedOutputs outputs;
   if (Status s = outputs.add(path, path); !s) return s;
   if (Status s = outputs.write(0, {header_bytes(array.shape), data_bytes(array)}); !s) return s;
+  return outputs.commit();
+}
+
+Status write(const std::string& path, const IntArray& array) {
+  support::StagedOutputs outputs;
+  if (Status s = outputs.add(path, path); !s) return s;
+  if (Status s = outputs.write(0, {serialize(array)}); !s) return s;
   return outputs.commit();
 }
 

@@ -1,8 +1,10 @@
 // gdr-bench: named implementations side by side, in one process, on the
 // same inputs, interleaved so that machine drift hits all of them equally.
-// Prints medians, effective GFLOP/s (8 K V flops per token per head for
-// every implementation), the fraction of the measured FMA peak, and the
-// speed-up over each baseline; --json writes the records.
+// Prints medians, effective GFLOP/s (8 K V flops per token per state head
+// for every implementation, plus 2 K V per further readout: op_flops), the
+// fraction of the measured FMA peak, and the speed-up over each baseline;
+// --json writes the records. The call's form (--Hk, --Hq, --decay, --layout,
+// --seqlens, --in-place) is the same for every case and every implementation.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +18,7 @@
 
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
+#include "../common/form.h"
 #include "../common/implementations.h"
 #include "../common/measure.h"
 #include "../common/peak.h"
@@ -40,6 +43,7 @@ struct Config {
   double seconds_per_case = 2.0;  // time budget for one case, all impls together
   std::string json;
   bool halide_profile = false;  // chunked@...: per-Func profile at exit
+  gdr::tools::Form form;
 };
 
 struct Record {
@@ -53,6 +57,10 @@ struct Record {
 const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
     "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
+    "                 [--Hk N: key heads (GVA)] [--Hq N: query heads (grouped readout if > H)]\n"
+    "                 [--decay channel|scalar] [--layout bhtd|bthd]\n"
+    "                 [--seqlens 300,17,1: one varlen call, B = 1, T their sum, a state each]\n"
+    "                 [--in-place 1: the final states written over the initial pool]\n"
     "                 [--halide-profile 1: Halide's per-Func profile of chunked@...]\n"
     "implementations: every route gdr-run --route accepts (auto, recurrent and chunked run\n"
     "                 the tuned schedules of the tuning database; each case prints which);\n"
@@ -70,8 +78,9 @@ const char kUsage[] =
 
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
-  const std::set<std::string> known = {"--impl", "--T", "--H", "--B", "--K", "--V",
-                                       "--threads", "--seconds", "--json", "--halide-profile"};
+  std::set<std::string> known = {"--impl", "--T", "--H", "--B", "--K", "--V",
+                                 "--threads", "--seconds", "--json", "--halide-profile"};
+  known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (flags.help()) {
     std::fputs(kUsage, stdout);
@@ -94,21 +103,26 @@ Config parse_args(int argc, char** argv) {
   if (flags.has("--impl")) c.impls = gdr::tools::split_list(flags.get("--impl"));
   if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &c.seconds_per_case); !s)
     die(s.message());
+  if (gdr::Status s = gdr::tools::parse_form(flags, &c.form); !s) die(s.message());
+  if (gdr::Status s = gdr::tools::check_form(c.form, c.H, c.B); !s) die(s.message());
+  if (!c.form.seqlens.empty()) c.T = {c.form.T(0)};
   c.json = flags.get("--json");
   c.halide_profile = flags.get("--halide-profile") == "1";
   return c;
 }
 
-double flops(const Record& r) { return gdr::tools::op_flops(r.B, r.H, r.T, r.K, r.V); }
+double flops(const Record& r, const gdr::tools::Form& form) {
+  return gdr::tools::op_flops(r.B, r.H, r.T, r.K, r.V, form.readouts(r.H));
+}
 
-std::string json_record(const Record& r) {
-  char buf[512];
+std::string json_record(const Record& r, const gdr::tools::Form& form) {
+  char buf[4096];
   std::snprintf(buf, sizeof buf,
                 "{\"impl\": \"%s\", \"B\": %lld, \"H\": %lld, \"T\": %lld, \"K\": %lld, \"V\": "
-                "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f}",
+                "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f, %s}",
                 r.impl.c_str(), (long long)r.B, (long long)r.H, (long long)r.T, (long long)r.K,
                 (long long)r.V, r.threads, r.median_ns, r.reps,
-                r.median_ns > 0 ? flops(r) / r.median_ns : 0.0);
+                r.median_ns > 0 ? flops(r, form) / r.median_ns : 0.0, gdr::tools::form_json(form, r.H).c_str());
   return buf;
 }
 
@@ -179,6 +193,7 @@ int main(int argc, char** argv) {
   std::printf("machine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2 (%d-bit vectors); copy %.1f GB/s\n\n",
               peak.fma_gflops_1t, peak.fma_gflops_2t, peak.vector_bits, peak.copy_gbps_1t);
 
+  std::printf("form: %s\n", gdr::tools::form_text(config.form).c_str());
   std::vector<Record> records;
   std::printf("%-20s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s\n", "impl", "B", "H", "T", "K", "V",
               "thr", "median ms", "GFLOP/s", "%peak", "vs 2pass", "vs chunk");
@@ -187,19 +202,27 @@ int main(int argc, char** argv) {
       for (int threads : config.threads) {
         // Inputs as in the contract, with decay ~ U(0.9, 1): the regime where
         // the baseline chunked kernel takes its chunked path, not its fallback.
-        gdr::test::Problem in = gdr::test::make_problem(
-            config.B, H, T, config.K, config.V,
-            {gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform, true, 42});
+        gdr::test::ProblemOptions options{gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform,
+                                          true, 42};
+        options.form = gdr::tools::problem_form(config.form, H);
+        gdr::test::Problem in = gdr::test::make_problem(config.B, H, T, config.K, config.V, options);
         const size_t n_impl = routes.size();
         std::vector<std::vector<float>> outs(n_impl), states(n_impl);
         std::vector<std::vector<double>> times(n_impl);
         std::string failure;
         auto run_once = [&](size_t i) {
           outs[i].resize(in.out.size());
-          states[i].resize(in.final_state.size());
           gdr::Tensors t = in.tensors();
           t.out = outs[i].data();
-          t.final_state = states[i].data();
+          if (config.form.in_place) {
+            // Each implementation its own pool, as it was before the call
+            // (restored outside the timing), updated in place.
+            states[i] = in.initial_state;
+            t.initial_state = t.final_state = states[i].data();
+          } else {
+            states[i].resize(in.final_state.size());
+            t.final_state = states[i].data();
+          }
           gdr::Options o;
           o.route = routes[i];
           select_variant(i);
@@ -226,7 +249,7 @@ int main(int argc, char** argv) {
           Record r{config.impls[i], config.B, H, T, config.K, config.V, threads,
                    impl_median[i], static_cast<int>(times[i].size())};
           records.push_back(r);
-          const double gflops = flops(r) / r.median_ns;
+          const double gflops = flops(r, config.form) / r.median_ns;
           const double peak_t = threads >= 2 ? peak.fma_gflops_2t : peak.fma_gflops_1t;
           auto ratio = [&](gdr::Route base) {
             auto it = medians.find(base);
@@ -264,7 +287,7 @@ int main(int argc, char** argv) {
     out << "[\n  {\"impl\": \"machine\", \"fma_gflops_1t\": " << peak.fma_gflops_1t
         << ", \"fma_gflops_2t\": " << peak.fma_gflops_2t << ", \"copy_gbps_1t\": " << peak.copy_gbps_1t
         << ", \"vector_bits\": " << peak.vector_bits << "}";
-    for (const Record& r : records) out << ",\n  " << json_record(r);
+    for (const Record& r : records) out << ",\n  " << json_record(r, config.form);
     out << "\n]\n";
     if (gdr::Status s = json_output.write(0, {out.str()}); !s) fail(s.message());
     if (gdr::Status s = json_output.commit(); !s) fail(s.message());

@@ -24,7 +24,7 @@ Candidate variant_candidate(const compiler::Variant& variant) {
     v.V = t.V;
     if (v.route == Route::Chunked) {
       const compiler::CompiledKernel k =
-          compiler::compile_chunked(compiler::ChunkedSpec{v.K, v.V, v.chunked, v.scheduler});
+          compiler::compile_chunked(compiler::chunked_spec(v));  // its form (decay) too
       return k.status ? execute(k.kernel, t, o) : k.status;
     }
     Kernel kernel;

@@ -19,6 +19,7 @@
 
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
+#include "../common/form.h"
 #include "../common/peak.h"
 #include "../common/version.h"
 #include "candidates.h"
@@ -35,6 +36,9 @@ const char kUsage[] =
     "usage: gdr-tune [--B 1] [--H 32] [--K 128] [--V 128] [--T 1,512] [--threads 1,2]\n"
     "                [--seconds S per candidate per round (0.5)] [--routes recurrent,chunked]\n"
     "                [--widths 4,8,16: vector widths to search (default: every one of this host)]\n"
+    "                [--Hk N: key heads (GVA)] [--Hq N: query heads; > H: grouped readout, tuned\n"
+    "                 as readouts = Hq / H] [--decay channel|scalar] [--layout bhtd|bthd]\n"
+    "                [--seqlens 300,17,1: one varlen call, T their sum] [--in-place 1]\n"
     "                [--report PREFIX (reports/tune): writes PREFIX.md and PREFIX.json]\n"
     "                [--db FILE (default $GDR_CACHE_DIR/tuning.db, else\n"
     "                 $XDG_CACHE_HOME/gdr/tuning.db, else ~/.cache/gdr/tuning.db)]\n"
@@ -130,8 +134,9 @@ gdr::Status readable_db(const std::string& path) {
 
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
-  const std::set<std::string> known = {"--B", "--H", "--K", "--V", "--T", "--threads", "--seconds",
-                                       "--routes", "--widths", "--report", "--db"};
+  std::set<std::string> known = {"--B", "--H", "--K", "--V", "--T", "--threads", "--seconds",
+                                 "--routes", "--widths", "--report", "--db"};
+  known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (flags.help()) {
     std::fputs(kUsage, stdout);
@@ -164,6 +169,19 @@ Config parse_args(int argc, char** argv) {
       o.routes.insert(r);
     }
     if (o.routes.empty()) die("--routes: expected recurrent, chunked or both");
+  }
+  // The form: decay and readouts are the kernel's (and the database key's).
+  if (gdr::Status s = gdr::tools::parse_form(flags, &o.form); !s) die(s.message());
+  if (gdr::Status s = gdr::tools::check_form(o.form, {o.H}, o.B); !s) die(s.message());
+  o.decay = o.form.decay;
+  o.readouts = o.form.readouts(o.H);
+  if (!o.form.seqlens.empty()) c.T = {o.form.T(0)};
+  if (o.readouts > 1 && o.routes.count(gdr::Route::Chunked)) {
+    if (o.routes.size() == 1)
+      die("--routes chunked: the chunked route has no grouped readout (--Hq " + std::to_string(o.form.Hq(o.H)) +
+          " > --H " + std::to_string(o.H) + ")");
+    o.routes.erase(gdr::Route::Chunked);
+    std::printf("chunked: not searched, it has no grouped readout (Hq > H)\n");
   }
   o.widths = gdr::tune::host_widths();
   if (flags.has("--widths")) {
@@ -218,11 +236,12 @@ int run_tuning(const Config& config, int argc, char** argv) {
   context.peak = gdr::bench::measure_peak();
   context.options = config.tune;
   context.db_path = config.db;
-  std::printf("host: %s\nmachine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2\n", context.machine.c_str(),
-              context.peak.fma_gflops_1t, context.peak.fma_gflops_2t);
+  std::printf("host: %s\nmachine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2\nform: %s\n",
+              context.machine.c_str(), context.peak.fma_gflops_1t, context.peak.fma_gflops_2t,
+              gdr::tools::form_text(gdr::tune::call_form(config.tune)).c_str());
 
   const int check_threads = static_cast<int>(*std::max_element(config.threads.begin(), config.threads.end()));
-  gdr::tune::Checker checker(config.tune.K, config.tune.V, check_threads);
+  gdr::tune::Checker checker(config.tune, check_threads);
   std::vector<gdr::tune::CaseResult> cases;
   std::vector<gdr::compiler::TuningRecord> fresh;
   for (size_t ti = 0; ti < config.T.size(); ++ti)

@@ -51,7 +51,7 @@ Figures figures(const ReportContext& ctx, const CaseResult& c, const Entry& e, i
   const TuneOptions& o = ctx.options;
   Figures f;
   const double ns = e.median_ns[round];
-  f.gflops = tools::op_flops(o.B, o.H, c.T, o.K, o.V) / ns;
+  f.gflops = tools::op_flops(o.B, o.H, c.T, o.K, o.V, o.readouts) / ns;
   const double peak = c.threads >= 2 ? ctx.peak.fma_gflops_2t : ctx.peak.fma_gflops_1t;
   f.peak_fraction = peak > 0 ? f.gflops / peak : 0;
   auto ratio = [&](Route base) {
@@ -103,10 +103,12 @@ Route auto_choice(const CaseResult& c, const TuneOptions& o) {
     r.route = route;
     r.schedule = c.entries[i].candidate.schedule;
     r.median_ns = c.entries[i].median_ns[2];
+    r.decay = o.decay;
+    r.readouts = o.readouts;
     records.push_back(r);
   }
-  return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto, {o.K, o.V}, c.T,
-                        c.threads)
+  return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto,
+                        {o.K, o.V, o.decay, o.readouts}, c.T, c.threads)
       .variant.route;
 }
 
@@ -120,7 +122,8 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
         format("%.1f", ctx.peak.copy_gbps_1t) + " GB/s\n";
   md += "- shape: B = " + std::to_string(o.B) + ", H = " + std::to_string(o.H) + ", K = " +
         std::to_string(o.K) + ", V = " + std::to_string(o.V) +
-        "; effective GFLOP/s count 8 K V flops per token per head\n";
+        "; form: " + tools::form_text(call_form(o)) +
+        "; effective GFLOP/s count 8 K V flops per token per state head, 2 K V more per further readout\n";
   md += "- timing: medians of interleaved repetitions, " +
         format("%g", o.seconds_per_candidate) +
         " s per candidate per round (at least 3 repetitions); decay U(0.9, 1)\n";
@@ -170,7 +173,9 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
       auto common = [&] {
         return "{\"record\": \"candidate\", \"B\": " + std::to_string(o.B) + ", \"H\": " +
                std::to_string(o.H) + ", \"K\": " + std::to_string(o.K) + ", \"V\": " +
-               std::to_string(o.V) + ", \"T\": " + std::to_string(c.T) + ", \"threads\": " +
+               std::to_string(o.V) + ", \"T\": " + std::to_string(c.T) + ", " +
+               tools::form_json(call_form(o), o.H) + ", \"readouts\": " + std::to_string(o.readouts) +
+               ", \"threads\": " +
                std::to_string(c.threads) + ", \"route\": " + json_string(route_name(e.candidate.route)) +
                ", \"schedule\": " + json_string(e.candidate.schedule) + ", \"check\": " +
                json_string(e.check.ok ? "ok" : e.check.why) + ", \"check_error\": " +

@@ -25,14 +25,18 @@ std::vector<size_t> ranked(const std::vector<Entry>& entries, Route route, int r
   return out;
 }
 
-// Times entries[which] interleaved on `problem` with `threads`.
+// Times entries[which] interleaved on `problem` with `threads`. In place,
+// the pool is put back before each call, outside the timing, so that every
+// call starts from the same states.
 void time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, int round,
                 test::Problem& problem, int threads, double seconds_per_candidate) {
   Tensors t = problem.tensors();
   Options o;
   o.threads = threads;
+  const std::vector<float> pool = problem.form.in_place ? problem.initial_state : std::vector<float>();
   auto run = [&](size_t k) {
     Entry& e = entries[which[k]];
+    if (problem.form.in_place) std::copy(pool.begin(), pool.end(), problem.initial_state.begin());
     const auto start = Clock::now();
     const Status s = e.candidate.run(t, o);
     const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
@@ -50,12 +54,30 @@ void time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, i
 
 }  // namespace
 
+tools::Form call_form(const TuneOptions& options) {
+  tools::Form f = options.form;
+  f.decay = options.decay;
+  f.query_heads = options.readouts > 1 ? options.readouts * options.H : 0;
+  return f;
+}
+
+Checker::Checker(const TuneOptions& options, int threads)
+    : K_(options.K), V_(options.V), threads_(threads) {
+  const tools::Form f = call_form(options);
+  form_.decay = f.decay;
+  form_.query_heads = options.readouts > 1 ? 3 * options.readouts : 0;
+  form_.key_heads = f.Hk(options.H) < options.H ? 1 : 0;
+  form_.layout = f.layout;
+  if (!f.seqlens.empty()) form_.seqlens = {31, 0, 1, 38};
+  form_.in_place = f.in_place;
+}
+
 const Check& Checker::check(const Candidate& c) {
   auto it = done_.find(c.name());
   if (it != done_.end()) return it->second;
   Check result;
-  test::Problem p = test::make_problem(1, 3, 70, K_, V_, {test::DecayRegime::Uniform,
-                                                          test::BetaRegime::Uniform, true, 7});
+  test::ProblemOptions options{test::DecayRegime::Uniform, test::BetaRegime::Uniform, true, 7, form_};
+  test::Problem p = test::make_problem(1, 3, 70, K_, V_, options);
   Options o;
   o.threads = threads_;
   o.column_parts = 2;
@@ -99,9 +121,10 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   };
   // Inputs as gdr-bench draws them: decay U(0.9, 1), the regime where the
   // baseline chunked kernel takes its chunked path.
-  test::Problem problem = test::make_problem(
-      options.B, options.H, T, options.K, options.V,
-      {test::DecayRegime::NearOne, test::BetaRegime::Uniform, true, 42});
+  const test::ProblemOptions problem_options{test::DecayRegime::NearOne, test::BetaRegime::Uniform, true, 42,
+                                             tools::problem_form(call_form(options), options.H)};
+  test::Problem problem = test::make_problem(options.B, options.H, T, options.K, options.V, problem_options);
+  const compiler::KernelSpec spec{options.K, options.V, options.decay, options.readouts};
 
   std::vector<size_t> baselines;
   for (Route b : {Route::BaselineTwoPass, Route::BaselineChunked})
@@ -110,10 +133,10 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
     for (const auto& s : recurrent_coarse(options.widths, options.V))
-      round1.push_back(add(variant_candidate(compiler::recurrent_variant({options.K, options.V}, s))));
-  if (options.routes.count(Route::Chunked))
+      round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
+  if (options.routes.count(Route::Chunked) && options.readouts == 1)
     for (const auto& s : chunked_space(options.widths))
-      round1.push_back(add(variant_candidate(compiler::chunked_variant({options.K, options.V}, s))));
+      round1.push_back(add(variant_candidate(compiler::chunked_variant(spec, s))));
   for (const Candidate& c : options.extra) round1.push_back(add(c));
   time_round(entries, passing(round1), 1, problem, threads, options.seconds_per_candidate);
 
@@ -124,7 +147,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     tiles.push_back(entries[i].candidate.variant.recurrent);
   }
   for (const auto& s : recurrent_fine(tiles, options.K))
-    round2.push_back(add(variant_candidate(compiler::recurrent_variant({options.K, options.V}, s))));
+    round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
   if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
   time_round(entries, passing(round2), 2, problem, threads, options.seconds_per_candidate);
 

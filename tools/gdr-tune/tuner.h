@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/form.h"
 #include "../common/measure.h"
 #include "candidates.h"
 
@@ -20,18 +21,25 @@ struct Check {
   std::string why;                        // when not ok
 };
 
+struct TuneOptions;
+
 // Checks each candidate once per process on a small problem of the same K
 // and V (B = 1, H = 3, T = 70: ragged chunks at 16, 32 and 64; heads split
 // into column parts where the kernel allows) against the float64 reference,
-// with the contract's bars. A candidate that fails is never timed.
+// with the contract's bars. A candidate that fails is never timed. The
+// problem has the tuned form: its decay and readouts (Hq = 3 R), one key
+// head for three (if the tuned call groups values), its layout, four
+// sequences of 31, 0, 1 and 38 tokens (if varlen), in place (if so).
 class Checker {
  public:
   Checker(int64_t K, int64_t V, int threads) : K_(K), V_(V), threads_(threads) {}
+  Checker(const TuneOptions& options, int threads);
   const Check& check(const Candidate& c);
 
  private:
   int64_t K_, V_;
   int threads_;
+  test::ProblemForm form_;
   std::map<std::string, Check> done_;
 };
 
@@ -50,7 +58,11 @@ struct Entry {
 struct TuneOptions {
   int64_t B = 1, H = 32, K = 128, V = 128;
   DecayKind decay = DecayKind::Channel;  // the kernel's form, recorded in the database
-  int64_t readouts = 1;
+  int64_t readouts = 1;                  // query heads per state head (Hq = readouts H if > 1)
+  // The rest of the call's form (key heads, layout, varlen, in place): the
+  // timed problem's and the check's. Its decay and query heads give way to
+  // `decay` and `readouts` (call_form).
+  tools::Form form;
   std::set<Route> routes = {Route::Recurrent, Route::Chunked};
   std::vector<int> widths;       // vector widths to search
   double seconds_per_candidate = 0.5;  // per round
@@ -59,6 +71,10 @@ struct TuneOptions {
   // deliberately wrong one to see it excluded).
   std::vector<Candidate> extra;
 };
+
+// The tuned call's form: options.form with options.decay and, for
+// readouts > 1, Hq = readouts H.
+tools::Form call_form(const TuneOptions& options);
 
 struct CaseResult {
   int64_t T = 0;
@@ -70,12 +86,15 @@ struct CaseResult {
   std::map<Route, double> baseline_ns[3];
 };
 
-// Tunes one (T, threads). Round 1: the recurrent coarse space, every chunked
+// Tunes one (T, threads) on a problem of options' shape and form (with
+// varlen, T is the sequences' sum). Round 1: the recurrent coarse space, every chunked
 // schedule and both baselines, interleaved. Round 2: unroll 1, 2, 4 on the
 // best `fine_tiles` recurrent tiles of round 1, the best chunked schedule
 // and both baselines again, interleaved; winners come from round 2 (a
 // coarse-then-fine search: unrolling moved the default tile by less than
-// the noise, so it is only tried where the tile is already good).
+// the noise, so it is only tried where the tile is already good). The
+// chunked route is left out for readouts > 1 (its pipeline reads one query
+// per state head).
 CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker& checker);
 
 }  // namespace gdr::tune
