@@ -1,5 +1,9 @@
 // gdr-run end to end: real files in, real files out, one-line errors.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -342,6 +346,54 @@ TEST_F(GdrRunTest, EveryFormFromTheFilesShapesMatchesFloat64) {
       EXPECT_EQ(fs.shape, (std::vector<int64_t>{rows, H, p.K, p.V})) << route;
       EXPECT_LE(relative_error(outputs_from(p, "out.npy", "fs.npy"), reference_f64(p)), 1e-4) << route;
     }
+}
+
+// Forms nobody chose: a fixed-seed generator draws head groups, layout,
+// decay kind, a varlen batch (zero-length sequences included) or a plain
+// one, state slots (permuted, some from zeros), in place, index types and
+// ragged K, V; gdr-run's auto route must match float64 on each.
+TEST_F(GdrRunTest, RandomFormsMatchFloat64) {
+  std::mt19937 rng(20261201);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t H = std::vector<int64_t>{1, 2, 4, 6}[pick(0, 3)];
+    ProblemForm f;
+    const int64_t group = pick(0, 2);  // 0: none, 1: grouped values, 2: grouped readout
+    if (group == 1) f.key_heads = f.query_heads = H % 2 == 0 ? H / 2 : H;
+    if (group == 2) f.query_heads = H * pick(2, 3);
+    f.layout = pick(0, 1) ? Layout::TokenMajor : Layout::HeadMajor;
+    f.decay = pick(0, 1) ? DecayKind::Scalar : DecayKind::Channel;
+    f.int32_indices = pick(0, 1);
+    int64_t B = pick(1, 3), T = pick(0, 40);
+    if (pick(0, 1)) {
+      B = 1;
+      for (int64_t n = pick(1, 5); n > 0; --n) f.seqlens.push_back(pick(0, 3) == 0 ? 0 : pick(1, 30));
+    }
+    const int64_t N = f.seqlens.empty() ? B : static_cast<int64_t>(f.seqlens.size());
+    if (pick(0, 1)) {
+      f.initial_state_slots = f.final_state_slots = N + pick(0, 2);
+      std::vector<int64_t> slots(f.final_state_slots);
+      std::iota(slots.begin(), slots.end(), 0);
+      std::shuffle(slots.begin(), slots.end(), rng);
+      f.final_state_indices.assign(slots.begin(), slots.begin() + N);
+      f.in_place = pick(0, 1);
+      // In place, a sequence may read only its own slot (or start from zeros).
+      for (int64_t i = 0; i < N; ++i)
+        f.initial_state_indices.push_back(pick(0, 3) == 0 ? -1 : f.in_place ? f.final_state_indices[i] : pick(0, f.initial_state_slots - 1));
+    }
+    const int64_t K = pick(1, 40), V = pick(1, 40);
+    ProblemOptions o{DecayRegime::NearOne, BetaRegime::Uniform, true, static_cast<uint64_t>(trial)};
+    o.form = f;
+    Problem p = make_problem(B, H, T, K, V, o);
+    write_form(p);
+    const std::string pool = f.in_place ? "s.npy" : "fs.npy";
+    const RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                                      "--initial-state s.npy --out out.npy --final-state " + pool + " " +
+                                      form_flags(p) + (f.in_place ? " --in-place 1" : "") + " --threads 2");
+    ASSERT_EQ(r.exit_code, 0) << describe(p) << ": " << r.stderr_text;
+    const Reference ref = reference_f64(p);
+    EXPECT_LE(relative_error(outputs_from(p, "out.npy", pool), ref), 1e-4) << describe(p);
+  }
 }
 
 // No --initial-state: the states start from zeros.
