@@ -144,8 +144,8 @@ int32_t scan_decay(const gdr_kernel_args* a) {
 }
 
 const Kernel& chunked_kernel() {
-  static const Kernel kernel{"baseline-chunked", chunked, 0, 0, 0, 0,
-                             [](int64_t, int64_t K, int64_t V) { return Slab::floats(K, V); }};
+  static const Kernel kernel = any_shape_kernel(
+      "baseline-chunked", chunked, 0, 0, [](int64_t, int64_t K, int64_t V) { return Slab::floats(K, V); });
   return kernel;
 }
 
@@ -153,7 +153,7 @@ const Kernel& chunked_kernel() {
 
 bool chunked_needs_fallback(const Tensors& t) {
   // Serial, as ExecuTorch's; a task that finds bad decay fails the call.
-  static const Kernel scan{"baseline-chunked-guard", scan_decay, 0, 0, 0, 1, nullptr};
+  static const Kernel scan = any_shape_kernel("baseline-chunked-guard", scan_decay, 0, 1);
   Options serial;
   serial.threads = 1;
   return !execute(scan, t, serial);

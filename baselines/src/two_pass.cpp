@@ -72,7 +72,7 @@ int32_t two_pass(const gdr_kernel_args* a) {
 }  // namespace
 
 const Kernel& two_pass_kernel() {
-  static const Kernel kernel{"baseline-two-pass", two_pass, 0, 0, 0, 1, nullptr};
+  static const Kernel kernel = any_shape_kernel("baseline-two-pass", two_pass, 0, 1);
   return kernel;
 }
 

@@ -44,7 +44,7 @@ int32_t reference_recurrence(const gdr_kernel_args* a) {
 }  // namespace
 
 const Kernel& reference_kernel() {
-  static const Kernel kernel{"reference", reference_recurrence, 0, 0, 1, 0, nullptr};
+  static const Kernel kernel = any_shape_kernel("reference", reference_recurrence, 1, 0);
   return kernel;
 }
 

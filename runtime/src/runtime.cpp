@@ -80,6 +80,17 @@ int threads_for_call(const Tensors& t, int requested, int kernel_max_threads, co
   return static_cast<int>(std::clamp<int64_t>(cell_tokens / kMinCellTokensPerThread, 1, threads));
 }
 
+Kernel any_shape_kernel(std::string name, gdr_kernel_fn fn, int64_t column_align, int max_threads,
+                        std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats) {
+  Kernel k;
+  k.name = std::move(name);
+  k.fn = fn;
+  k.column_align = column_align;
+  k.max_threads = max_threads;
+  k.scratch_floats = std::move(scratch_floats);
+  return k;
+}
+
 Status execute(const Kernel& kernel, const Tensors& t, const Options& options, ThreadPool& pool) {
   if (Status s = validate(t); !s) return s;
   const CallShape shape = call_shape(t);

@@ -48,6 +48,12 @@ struct Kernel {
   int64_t readouts = 0;                 // queries per state head it reads out; 0: any
 };
 
+// A kernel of any K, V, decay kind and readouts that runs `fn`;
+// column_align, max_threads and scratch_floats as in Kernel. For
+// hand-written kernels (the reference, the baselines).
+Kernel any_shape_kernel(std::string name, gdr_kernel_fn fn, int64_t column_align, int max_threads,
+                        std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats = nullptr);
+
 // Validates `t`, then runs `kernel` over (sequence, state head, column part)
 // tasks on `pool`.
 Status execute(const Kernel& kernel, const Tensors& t, const Options& options,
