@@ -14,20 +14,21 @@ namespace {
 int has_feature(const std::string& f) {
 #if defined(__x86_64__)
   // __builtin_cpu_supports needs literal names (and checks that the OS saves
-  // the wider registers); clang 14 has no "f16c": CPUID.1:ECX bit 29, with AVX.
-  if (f == "sse4.1") return __builtin_cpu_supports("sse4.1");
-  if (f == "sse4.2") return __builtin_cpu_supports("sse4.2");
-  if (f == "avx") return __builtin_cpu_supports("avx");
-  if (f == "avx2") return __builtin_cpu_supports("avx2");
-  if (f == "fma") return __builtin_cpu_supports("fma");
-  if (f == "avx512f") return __builtin_cpu_supports("avx512f");
-  if (f == "avx512cd") return __builtin_cpu_supports("avx512cd");
-  if (f == "avx512vl") return __builtin_cpu_supports("avx512vl");
-  if (f == "avx512bw") return __builtin_cpu_supports("avx512bw");
-  if (f == "avx512dq") return __builtin_cpu_supports("avx512dq");
+  // the wider registers) and returns any non-zero value for yes (GCC: the
+  // feature's bit); clang 14 has no "f16c": CPUID.1:ECX bit 29, with AVX.
+  if (f == "sse4.1") return __builtin_cpu_supports("sse4.1") != 0;
+  if (f == "sse4.2") return __builtin_cpu_supports("sse4.2") != 0;
+  if (f == "avx") return __builtin_cpu_supports("avx") != 0;
+  if (f == "avx2") return __builtin_cpu_supports("avx2") != 0;
+  if (f == "fma") return __builtin_cpu_supports("fma") != 0;
+  if (f == "avx512f") return __builtin_cpu_supports("avx512f") != 0;
+  if (f == "avx512cd") return __builtin_cpu_supports("avx512cd") != 0;
+  if (f == "avx512vl") return __builtin_cpu_supports("avx512vl") != 0;
+  if (f == "avx512bw") return __builtin_cpu_supports("avx512bw") != 0;
+  if (f == "avx512dq") return __builtin_cpu_supports("avx512dq") != 0;
   if (f == "f16c") {
     unsigned a = 0, b = 0, c = 0, d = 0;
-    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+    return __builtin_cpu_supports("avx") != 0 && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
   }
   if (f == "asimd" || f == "dotprod" || f == "fp16") return 0;  // aarch64's
 #elif defined(__aarch64__)
