@@ -178,13 +178,7 @@ const CompiledKernel& compile_chunked(const ChunkedSpec& spec) {
 RouteRunner chunked_runner(const ChunkedSpec& spec) {
   return [spec](const Tensors& t, const Options& o) {
     if (Status s = validate(t); !s) return s;  // a bad call pays no compile
-    ChunkedSpec s = spec;
-    const KernelSpec call = kernel_spec(t);
-    s.K = call.K;
-    s.V = call.V;
-    s.decay = call.decay;
-    s.readouts = call.readouts;
-    const CompiledKernel& c = compile_chunked(s);
+    const CompiledKernel& c = compile_chunked(spec_for_call(spec, t));
     return c.status ? execute(c.kernel, t, o) : c.status;
   };
 }

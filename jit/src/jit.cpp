@@ -62,10 +62,8 @@ bool is_planned(Route route) {
 
 compiler::ChunkedSpec autoschedule_spec(const Tensors& t) {
   compiler::ChunkedSpec spec;
-  spec.K = t.K;
-  spec.V = t.V;
   spec.scheduler = compiler::Scheduler::Adams2019;
-  return spec;
+  return compiler::spec_for_call(spec, t);
 }
 
 }  // namespace

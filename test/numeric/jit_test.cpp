@@ -92,6 +92,13 @@ TEST(JitTest, PlanNamesRouteScheduleAndKernel) {
   ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::ChunkedAutoschedule), &p));
   EXPECT_EQ(p.schedule, "adams2019");
   EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w16_adams2019");
+  // The call's form names the kernel on every route (scalar decay: _sd).
+  Tensors scalar = sizes(1, 4, 300, 64, 96);
+  scalar.decay_kind = DecayKind::Scalar;
+  for (Route r : {Route::Recurrent, Route::Chunked, Route::ChunkedAutoschedule}) {
+    ASSERT_TRUE(jit::plan(scalar, route_options(r), &p));
+    EXPECT_NE(p.kernel.find("_sd__"), std::string::npos) << route_name(r) << ": " << p.kernel;
+  }
 
   ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::Reference), &p));
   EXPECT_EQ(p.route, Route::Reference);

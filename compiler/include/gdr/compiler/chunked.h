@@ -26,6 +26,17 @@ struct ChunkedSpec {
   Variant variant() const { return chunked_variant({K, V, decay, readouts}, schedule, scheduler); }
 };
 
+// `spec` with K, V and the form (decay kind, readouts) of call `t` (its
+// sizes valid): what a route that follows the call compiles.
+inline ChunkedSpec spec_for_call(ChunkedSpec spec, const Tensors& t) {
+  const KernelSpec call = kernel_spec(t);
+  spec.K = call.K;
+  spec.V = call.V;
+  spec.decay = call.decay;
+  spec.readouts = call.readouts;
+  return spec;
+}
+
 // The spec of a chunked variant.
 inline ChunkedSpec chunked_spec(const Variant& v) {
   ChunkedSpec spec;
