@@ -539,30 +539,30 @@ TEST_F(GdrRunTest, FormErrorsAreOneLineNamingTheFlagAndWriteNothing) {
       {"query heads", [](GdrRunTest* t) { t->write("q.npy", {1, 7, 3, 4}, std::vector<float>(84)); }, all,
        "--query q.npy: has 3 heads; neither it nor value's 8 is a multiple of the other", 1},
       {"key tokens", [](GdrRunTest* t) { t->write("k.npy", {1, 6, 4, 4}, std::vector<float>(96)); }, all,
-       "--key k.npy: shape (1, 6, 4, 4) does not match the expected (1, 7, 4, 4) (from --query and --value "
+       "--key k.npy: shape (1, 6, 4, 4) does not match the expected (1, 7, 4, 4) (from --query q.npy and --value v.npy "
        "(--layout bthd))", 1},
       {"decay rank 2", [](GdrRunTest* t) { t->write("d.npy", {7, 8}, std::vector<float>(56)); }, all,
        "--decay d.npy: expected rank 4 (channelwise, [B, T, heads, K]) or 3 (scalar, [B, T, heads]) "
        "(--layout bthd), got shape (7, 8)", 1},
       {"scalar decay heads", [](GdrRunTest* t) { t->write("d.npy", {1, 7, 4}, std::vector<float>(28)); }, all,
-       "--decay d.npy: shape (1, 7, 4) does not match the expected (1, 7, 8) (scalar decay, from --query and "
-       "--value (--layout bthd))", 1},
+       "--decay d.npy: shape (1, 7, 4) does not match the expected (1, 7, 8) (scalar decay, from --query q.npy "
+       "and --value v.npy (--layout bthd))", 1},
       {"beta", [](GdrRunTest* t) { t->write("b.npy", {1, 8, 7}, std::vector<float>(56)); }, all,
-       "--beta b.npy: shape (1, 8, 7) does not match the expected (1, 7, 8) (from --query and --value "
+       "--beta b.npy: shape (1, 8, 7) does not match the expected (1, 7, 8) (from --query q.npy and --value v.npy "
        "(--layout bthd))", 1},
       {"head-major files read token-major", [](GdrRunTest*) {}, files + "--layout bhtd --cu-seqlens c.npy "
        "--initial-state-indices ii.npy --final-state-indices fi.npy",
-       "--key k.npy: shape (1, 7, 4, 4) does not match the expected (1, 7, 8, 4) (from --query and --value "
+       "--key k.npy: shape (1, 7, 4, 4) does not match the expected (1, 7, 8, 4) (from --query q.npy and --value v.npy "
        "(--layout bhtd))", 1},
       {"state pool", [](GdrRunTest* t) { t->write("s.npy", {3, 8, 4, 5}, std::vector<float>(480)); }, all,
        "--initial-state s.npy: shape (3, 8, 4, 5) does not match the expected (S, 8, 4, 6) for a pool of S rows",
        1},
       {"states without indices", [](GdrRunTest*) {}, files + "--layout bthd --cu-seqlens c.npy",
        "--initial-state s.npy: shape (3, 8, 4, 6) does not match the expected (2, 8, 4, 6) (2 sequences "
-       "(--cu-seqlens), H from --value, K from --query, V from --value)", 1},
+       "(--cu-seqlens c.npy), H and V from --value v.npy, K from --query q.npy)", 1},
       {"final pool", [](GdrRunTest* t) { t->write("fs.npy", {2, 8, 5, 6}, std::vector<float>(480)); }, all,
        "--final-state fs.npy: shape (2, 8, 5, 6) does not match the expected (S, 8, 4, 6) for a pool of S rows "
-       "(the existing pool --final-state-indices writes into)", 1},
+       "(the pool --final-state-indices fi.npy writes into)", 1},
       {"last offset", [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("c.npy"), ints({0, 3, 6}))); }, all,
        "--cu-seqlens c.npy: the last offset must be T=7, got 6", 1},
       {"offsets out of order",
@@ -582,7 +582,7 @@ TEST_F(GdrRunTest, FormErrorsAreOneLineNamingTheFlagAndWriteNothing) {
        [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("ii.npy"), ints({0, 3}))); }, all,
        "--initial-state-indices ii.npy: initial_state_indices[1] = 3 is out of range [-1, 3)", 1},
       {"index count", [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("fi.npy"), ints({1, 0, 2}))); }, all,
-       "--final-state-indices fi.npy: has 3 entries, but there are 2 sequences (--cu-seqlens)", 1},
+       "--final-state-indices fi.npy: has 3 entries, but there are 2 sequences (--cu-seqlens c.npy)", 1},
       {"duplicate destination",
        [&](GdrRunTest* t) { ASSERT_TRUE(npy::write(t->path("fi.npy"), ints({1, 1}))); }, all,
        "--final-state-indices fi.npy: sequences 0 and 1 both write slot 1", 1},

@@ -195,12 +195,6 @@ Status check_data(const std::vector<int64_t>& shape, uint64_t data_bytes, int64_
 
 }  // namespace
 
-std::string shape_string(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 Status parse(const std::string& bytes, Array* array) {
   size_t header_at = 0;
   uint32_t header_len = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gdr/status.h"
+#include "gdr/array_shapes.h"
 #include "gdr/tensors.h"
 
 namespace gdr::npy {
@@ -27,7 +28,7 @@ struct IntArray {
   Indices indices() const;       // a view of the data, in its type
 };
 
-std::string shape_string(const std::vector<int64_t>& shape);  // "(2, 3)"
+using gdr::shape_string;  // "(2, 3)"
 
 // Parses a whole file's bytes. The header must be what numpy itself reads:
 // a dict literal with exactly 'descr', 'fortran_order' and 'shape'.

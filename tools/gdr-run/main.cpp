@@ -23,6 +23,7 @@
 #include "../common/implementations.h"
 #include "../common/npy.h"
 #include "../common/version.h"
+#include "gdr/array_shapes.h"
 #include "gdr/runtime.h"
 #include "gdr/support/staged_outputs.h"
 
@@ -50,10 +51,6 @@ int fail(int code, const std::string& message) {
 }
 int usage_error(const std::string& message) { return fail(gdr::tools::kExitUsage, message); }
 int failed(const std::string& message) { return fail(gdr::tools::kExitFailed, message); }
-
-using Shape = std::vector<int64_t>;
-std::string str(const Shape& s) { return gdr::npy::shape_string(s); }
-std::string num(int64_t v) { return std::to_string(v); }
 
 // validate()'s messages name the fields of gdr::Tensors; gdr-run's name the
 // flag and its file instead where the message starts with one flag's
@@ -133,7 +130,6 @@ int main(int argc, char** argv) {
     else if (args["--layout"] != "bhtd")
       return usage_error("--layout: expected bhtd or bthd, got '" + args["--layout"] + "'");
   }
-  const bool token_major = layout == gdr::Layout::TokenMajor;
   if (args.count("--initial-state-indices") && !args.count("--initial-state"))
     return usage_error(named("--initial-state-indices") + ": needs --initial-state, the pool it indexes");
   if (gdr::Status s = gdr::tools::install_all_routes(); !s) return usage_error(s.message());
@@ -166,136 +162,51 @@ int main(int argc, char** argv) {
       if (gdr::Status s = gdr::npy::read(args[f], &in[f]); !s) return failed(named(f) + ": " + s.message());
   std::map<std::string, gdr::npy::IntArray> ints;
   for (const char* f : int_inputs)
-    if (args.count(f)) {
+    if (args.count(f))
       if (gdr::Status s = gdr::npy::read(args[f], &ints[f]); !s) return failed(named(f) + ": " + s.message());
-      if (ints[f].shape.size() != 1)
-        return failed(named(f) + ": expected rank 1, got shape " + str(ints[f].shape));
-    }
 
-  // Sizes: B, T, Hq and K from the query, H and V from the value; every
-  // other file must agree with them.
-  const char* order = token_major ? "T, heads" : "heads, T";
-  const std::string layout_text = std::string(" (--layout ") + gdr::layout_name(layout) + ")";
-  const Shape& qs = in["--query"].shape;
-  if (qs.size() != 4)
-    return failed(named("--query") + ": expected rank 4 [B, " + order + ", K]" + layout_text +
-                  ", got shape " + str(qs));
-  const Shape& vs = in["--value"].shape;
-  if (vs.size() != 4)
-    return failed(named("--value") + ": expected rank 4 [B, " + order + ", V]" + layout_text +
-                  ", got shape " + str(vs));
-  const int64_t B = qs[0], T = qs[token_major ? 1 : 2], Hq = qs[token_major ? 2 : 1], K = qs[3];
-  const int64_t H = vs[token_major ? 2 : 1], V = vs[3];
-  // A tensor of `heads` heads of rows `width` wide (0: rank 3) in the layout.
-  auto tensor = [&](int64_t heads, int64_t width) {
-    Shape s = token_major ? Shape{B, T, heads} : Shape{B, heads, T};
-    if (width) s.push_back(width);
-    return s;
-  };
-  auto mismatch = [&](const std::string& flag, const Shape& want, const std::string& what) {
-    return failed(named(flag) + ": shape " + str(in[flag].shape) + " does not match the expected " +
-                  str(want) + " (" + what + "from --query and --value" + layout_text + ")");
-  };
-  if (vs != tensor(H, V)) return mismatch("--value", tensor(H, V), "B and T ");
-  const Shape& ks = in["--key"].shape;
-  const int64_t Hk = ks.size() == 4 ? ks[token_major ? 2 : 1] : 0;
-  if (ks.size() != 4 || ks != tensor(Hk, K)) return mismatch("--key", tensor(Hk, K), "");
-  // Head groups: a zero head count is validate()'s to name (H must be positive).
-  if (H > 0) {
-    if (Hk == 0 || H % Hk != 0)
-      return failed(named("--key") + ": has " + num(Hk) + " heads, which does not divide value's " + num(H));
-    if (Hq == 0 || (H % Hq != 0 && Hq % H != 0))
-      return failed(named("--query") + ": has " + num(Hq) + " heads; neither it nor value's " + num(H) +
-                    " is a multiple of the other");
-  }
-  const Shape& ds = in["--decay"].shape;
-  if (ds.size() != 4 && ds.size() != 3)
-    return failed(named("--decay") + ": expected rank 4 (channelwise, [B, " + order + ", K]) or 3 (scalar, [B, " +
-                  order + "])" + layout_text + ", got shape " + str(ds));
-  const gdr::DecayKind decay = ds.size() == 3 ? gdr::DecayKind::Scalar : gdr::DecayKind::Channel;
-  const Shape decay_shape = tensor(H, decay == gdr::DecayKind::Scalar ? 0 : K);
-  if (ds != decay_shape)
-    return mismatch("--decay", decay_shape,
-                    decay == gdr::DecayKind::Scalar ? "scalar decay, " : "channelwise decay, ");
-  if (in["--beta"].shape != tensor(H, 0)) return mismatch("--beta", tensor(H, 0), "");
-
-  // Sequences: B, or the offsets' count less one.
-  int64_t N = B;
-  if (args.count("--cu-seqlens")) {
-    const int64_t offsets = ints["--cu-seqlens"].shape[0];
-    if (B != 1)
-      return failed(named("--cu-seqlens") + ": a variable-length batch needs B = 1, but " + named("--query") +
-                    " has B = " + num(B));
-    if (offsets < 1) return failed(named("--cu-seqlens") + ": needs at least one offset (0), got none");
-    N = offsets - 1;
-  }
-  const std::string sequences = num(N) + (N == 1 ? " sequence" : " sequences") +
-                                (args.count("--cu-seqlens") ? " (--cu-seqlens)" : " (B)");
-  for (const char* f : {"--initial-state-indices", "--final-state-indices"})
-    if (args.count(f) && ints[f].shape[0] != N)
-      return failed(named(f) + ": has " + num(ints[f].shape[0]) + " entries, but there are " + sequences);
-
-  // The state pools: [rows, H, K, V], rows = N unless indices say where.
-  auto pool_shape_error = [&](const std::string& flag, const Shape& s, bool indexed) -> std::string {
-    if (s.size() == 4 && s[1] == H && s[2] == K && s[3] == V && (indexed || s[0] == N)) return "";
-    return named(flag) + ": shape " + str(s) + " does not match the expected " +
-           (indexed ? "(S, " + num(H) + ", " + num(K) + ", " + num(V) + ") for a pool of S rows"
-                    : str({N, H, K, V}) + " (" + sequences + ", H from --value, K from --query, V from --value)");
-  };
-  const bool initial_indexed = args.count("--initial-state-indices") != 0;
-  const bool final_indexed = args.count("--final-state-indices") != 0;
-  int64_t initial_rows = N;
-  if (args.count("--initial-state")) {
-    const Shape& s = in["--initial-state"].shape;
-    if (std::string e = pool_shape_error("--initial-state", s, initial_indexed); !e.empty()) return failed(e);
-    initial_rows = s[0];
-  }
-  // The final pool: the initial one in place; with --final-state-indices the
-  // --final-state file as it is (rows no sequence writes keep their
-  // contents), or if it does not exist yet a pool of zeros as large as the
-  // initial one; else N rows.
-  gdr::npy::Array final_pool;
+  // The form from the shapes. With --final-state-indices an existing
+  // --final-state file is the pool written into (rows no sequence writes
+  // keep their contents); if it does not exist yet the pool is zeros.
+  gdr::ArrayShapes shapes;
+  shapes.query = in["--query"].shape;
+  shapes.key = in["--key"].shape;
+  shapes.value = in["--value"].shape;
+  shapes.decay = in["--decay"].shape;
+  shapes.beta = in["--beta"].shape;
   const gdr::npy::Array* initial = args.count("--initial-state") ? &in["--initial-state"] : nullptr;
-  if (same_pool) {
-    if (final_indexed && !initial_indexed && initial_rows != N)
-      return failed(pool_shape_error("--initial-state", initial->shape, false) + " (--in-place 1 with " +
-                    named("--final-state-indices") + " alone)");
-  } else if (final_indexed) {
-    std::error_code ec;
-    if (std::filesystem::exists(args["--final-state"], ec)) {
-      if (gdr::Status s = gdr::npy::read(args["--final-state"], &final_pool); !s)
-        return failed(named("--final-state") + ": " + s.message() +
-                      " (read as the pool --final-state-indices writes into)");
-      if (std::string e = pool_shape_error("--final-state", final_pool.shape, true); !e.empty())
-        return failed(e + " (the existing pool --final-state-indices writes into)");
-    } else {
-      final_pool.shape = {initial_rows, H, K, V};
-    }
-  } else {
-    final_pool.shape = {N, H, K, V};
+  if (initial) shapes.initial_state = initial->shape;
+  if (args.count("--cu-seqlens")) shapes.cu_seqlens = ints["--cu-seqlens"].shape;
+  if (args.count("--initial-state-indices")) shapes.initial_state_indices = ints["--initial-state-indices"].shape;
+  const bool final_indexed = args.count("--final-state-indices") != 0;
+  if (final_indexed) shapes.final_state_indices = ints["--final-state-indices"].shape;
+  shapes.layout = layout;
+  shapes.in_place = in_place == 1;
+  shapes.final_is_initial = same_pool;
+  gdr::npy::Array final_pool;
+  std::error_code ec;
+  if (!same_pool && final_indexed && std::filesystem::exists(args["--final-state"], ec)) {
+    if (gdr::Status s = gdr::npy::read(args["--final-state"], &final_pool); !s)
+      return failed(named("--final-state") + ": " + s.message() +
+                    " (read as the pool --final-state-indices writes into)");
+    shapes.final_state = final_pool.shape;
   }
-
-  const int64_t Hout = std::max(Hq, H);
-  gdr::npy::Array out{tensor(Hout, V), {}};
-  gdr::Tensors t;
-  t.B = B, t.H = H, t.T = T, t.K = K, t.V = V;
-  t.key_heads = Hk;
-  t.query_heads = Hq;
-  t.layout = layout;
-  t.decay_kind = decay;
-  t.in_place = in_place == 1;
-  if (args.count("--cu-seqlens")) t.cu_seqlens = ints["--cu-seqlens"].indices();
-  if (initial_indexed) {
-    t.initial_state_indices = ints["--initial-state-indices"].indices();
-    t.initial_state_slots = initial_rows;
-  }
-  const Shape& final_shape = same_pool ? initial->shape : final_pool.shape;
-  if (final_indexed) {
-    t.final_state_indices = ints["--final-state-indices"].indices();
-    t.final_state_slots = final_shape[0];
-  }
-  // Sizes first: the output buffers are allocated from them.
-  if (gdr::Status s = gdr::validate_sizes(t); !s) return failed(with_flags(s.message(), args));
+  // Arguments by flag and file; the layout and in-place flags by value.
+  auto argument = [&](const std::string& field) -> std::string {
+    if (field == "layout") return std::string("--layout ") + gdr::layout_name(layout);
+    if (field == "in_place") return "--in-place 1";
+    std::string flag = "--" + field;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return args.count(flag) ? named(flag) : flag;
+  };
+  gdr::ShapedCall call;
+  if (gdr::Status s = gdr::shape_call(shapes, argument, &call); !s) return failed(with_flags(s.message(), args));
+  gdr::Tensors& t = call.tensors;
+  gdr::npy::Array out{call.out, {}};
+  final_pool.shape = call.final_state;
+  if (shapes.cu_seqlens) t.cu_seqlens = ints["--cu-seqlens"].indices();
+  if (shapes.initial_state_indices) t.initial_state_indices = ints["--initial-state-indices"].indices();
+  if (final_indexed) t.final_state_indices = ints["--final-state-indices"].indices();
   out.data.resize(gdr::tensor_sizes(t).out);
   if (!same_pool && final_pool.data.empty()) final_pool.data.assign(gdr::tensor_sizes(t).final_state, 0.f);
   t.query = in["--query"].data.data();
