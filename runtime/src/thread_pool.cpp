@@ -144,8 +144,17 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
   if (n <= 0) return true;
   int workers = max_workers <= 0 ? size() : std::min(max_workers, size());
   workers = static_cast<int>(std::min<int64_t>(workers, n));
-  // Serialised even on one worker: two callers would share worker 0's scratch.
-  std::lock_guard<std::mutex> call(call_mutex_);
+  // One call at a time has the pool (even on one worker: two callers would
+  // share worker 0's scratch). A caller that finds it busy runs its own
+  // tasks on its own thread rather than wait: two program threads calling
+  // at once then use two cores.
+  std::unique_lock<std::mutex> call(call_mutex_, std::try_to_lock);
+  if (!call.owns_lock()) {
+    thread_local Worker own;
+    if (!reserve(own, scratch_floats)) return false;
+    for (int64_t i = 0; i < n; ++i) task(i, 0, own.scratch.get());
+    return true;
+  }
   for (int w = 0; w < workers; ++w)
     if (!reserve(*workers_[w], scratch_floats)) return false;
   if (workers == 1) {

@@ -145,5 +145,33 @@ TEST(ThreadPool, ConcurrentCallersDoNotShareScratch) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+TEST(ThreadPool, ACallerThatFindsThePoolBusyRunsItsTasksOnItsOwnThread) {
+  // Thread A holds the pool in a task that waits for this thread's call to
+  // finish: the call must not wait for A (A gives up after 10 s).
+  ThreadPool pool(2);
+  std::atomic<bool> a_started{false}, b_done{false}, a_gave_up{false};
+  std::thread a([&] {
+    pool.parallel_for(1, 1, 0, [&](int64_t, int, float*) {
+      a_started = true;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!b_done.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+      a_gave_up = !b_done.load();
+    });
+  });
+  while (!a_started.load()) std::this_thread::yield();
+  std::set<std::thread::id> ran_on;
+  std::mutex ran_on_mutex;
+  ASSERT_TRUE(pool.parallel_for(8, 2, 64, [&](int64_t i, int w, float* scratch) {
+    scratch[63] = static_cast<float>(i);  // its own scratch, of the size asked for
+    EXPECT_EQ(w, 0);
+    std::lock_guard<std::mutex> lock(ran_on_mutex);
+    ran_on.insert(std::this_thread::get_id());
+  }));
+  b_done = true;
+  a.join();
+  EXPECT_FALSE(a_gave_up.load());
+  EXPECT_EQ(ran_on, std::set<std::thread::id>{std::this_thread::get_id()});
+}
+
 }  // namespace
 }  // namespace gdr

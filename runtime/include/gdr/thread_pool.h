@@ -42,8 +42,9 @@ class ThreadPool {
   // from call to call), then helps the others. Only the workers that take
   // part are woken. While the pool has no more threads than usable CPUs,
   // idle threads poll for a short while before they sleep, so back-to-back
-  // calls do not pay a wake-up. Calls from several threads at once are
-  // serialised. Tasks must not throw (the runtime's tasks call C kernels): an
+  // calls do not pay a wake-up. Calls from several threads at once: one has
+  // the pool, each other one runs its tasks on its own calling thread (as
+  // worker 0, with scratch of that thread's own). Tasks must not throw (the runtime's tasks call C kernels): an
   // exception would leave the job half run.
   bool parallel_for(int64_t n, int max_workers, int64_t scratch_floats, const Task& task);
 
