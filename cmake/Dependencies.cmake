@@ -48,3 +48,40 @@ if(GDR_BUILD_COMPILER)
     PATHS /usr/lib/x86_64-linux-gnu/halide14 /usr/lib/halide14 NO_DEFAULT_PATH)
   gdr_require(GDR_ADAMS2019_PLUGIN libhalide14-0-dev "Halide's Adams2019 autoscheduler plugin")
 endif()
+
+if(GDR_BUILD_PYTHON)
+  # FindPython3 (not pybind11's older FindPythonLibs). The interpreter is
+  # Python3_EXECUTABLE when given (setup.sh gives Debian's /usr/bin/python3).
+  find_package(Python3 QUIET COMPONENTS Interpreter Development.Module)
+  gdr_require(Python3_FOUND python3-dev "Python 3 with its headers")
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(pybind11 CONFIG QUIET)
+  gdr_require(pybind11_FOUND pybind11-dev "pybind11")
+  # torch, if this interpreter has it with its CMake package: the C++ kernels
+  # of torch.ops.gdr (python/CMakeLists.txt).
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import torch; print(torch.__version__); print(torch.utils.cmake_prefix_path)"
+                  RESULT_VARIABLE gdr_torch_found OUTPUT_VARIABLE gdr_torch_text OUTPUT_STRIP_TRAILING_WHITESPACE
+                  ERROR_QUIET)
+  unset(GDR_TORCH_VERSION)
+  if(gdr_torch_found EQUAL 0)
+    string(REPLACE "\n" ";" gdr_torch_text "${gdr_torch_text}")
+    list(GET gdr_torch_text 0 gdr_torch_version)
+    list(GET gdr_torch_text 1 gdr_torch_prefix)
+    find_package(Torch CONFIG QUIET PATHS ${gdr_torch_prefix} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake)
+    if(Torch_FOUND)
+      set(GDR_TORCH_VERSION ${gdr_torch_version})
+    else()
+      message(STATUS "gdr: torch ${gdr_torch_version} without its C++ package: torch.ops.gdr runs Python kernels")
+    endif()
+  endif()
+  if(GDR_BUILD_TESTS)
+    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import pytest, numpy"
+                    RESULT_VARIABLE gdr_python_test_modules OUTPUT_QUIET ERROR_QUIET)
+    if(NOT gdr_python_test_modules EQUAL 0)
+      message(FATAL_ERROR "gdr: ${Python3_EXECUTABLE} cannot import pytest and numpy (the Python tests). "
+        "Install the Debian packages 'python3-pytest python3-numpy' and configure with "
+        "-DPython3_EXECUTABLE=/usr/bin/python3 (tools/scripts/setup.sh does both), or "
+        "-DGDR_BUILD_PYTHON=OFF.")
+    endif()
+  endif()
+endif()

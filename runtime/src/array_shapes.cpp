@@ -18,8 +18,9 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   auto failed = [](const std::string& message) { return Status::error(message); };
   const bool token_major = a.layout == Layout::TokenMajor;
   const char* order = token_major ? "T, heads" : "heads, T";
-  const std::string in_layout = " (" + name("layout") + ")";
-  const std::string sizes_from = "from " + name("query") + " and " + name("value") + in_layout;
+  // Message parts, built only for a message: a valid call builds no string.
+  auto in_layout = [&] { return " (" + name("layout") + ")"; };
+  auto sizes_from = [&] { return "from " + name("query") + " and " + name("value") + in_layout(); };
 
   for (const auto& [field, shape] : {std::pair<const char*, const std::optional<Shape>*>{"cu_seqlens", &a.cu_seqlens},
                                      {"initial_state_indices", &a.initial_state_indices},
@@ -33,11 +34,11 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   // other array must agree with them.
   const Shape& qs = a.query;
   if (qs.size() != 4)
-    return failed(name("query") + ": expected rank 4 [B, " + order + ", K]" + in_layout + ", got shape " +
+    return failed(name("query") + ": expected rank 4 [B, " + order + ", K]" + in_layout() + ", got shape " +
                   shape_string(qs));
   const Shape& vs = a.value;
   if (vs.size() != 4)
-    return failed(name("value") + ": expected rank 4 [B, " + order + ", V]" + in_layout + ", got shape " +
+    return failed(name("value") + ": expected rank 4 [B, " + order + ", V]" + in_layout() + ", got shape " +
                   shape_string(vs));
   const int64_t B = qs[0], T = qs[token_major ? 1 : 2], Hq = qs[token_major ? 2 : 1], K = qs[3];
   const int64_t H = vs[token_major ? 2 : 1], V = vs[3];
@@ -49,7 +50,7 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   };
   auto mismatch = [&](const std::string& field, const Shape& got, const Shape& want, const std::string& what) {
     return failed(name(field) + ": shape " + shape_string(got) + " does not match the expected " +
-                  shape_string(want) + " (" + what + sizes_from + ")");
+                  shape_string(want) + " (" + what + sizes_from() + ")");
   };
   if (vs != tensor(H, V)) return mismatch("value", vs, tensor(H, V), "B and T ");
   const Shape& ks = a.key;
@@ -66,7 +67,7 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   const Shape& ds = a.decay;
   if (ds.size() != 4 && ds.size() != 3)
     return failed(name("decay") + ": expected rank 4 (channelwise, [B, " + order + ", K]) or 3 (scalar, [B, " +
-                  order + "])" + in_layout + ", got shape " + shape_string(ds));
+                  order + "])" + in_layout() + ", got shape " + shape_string(ds));
   const DecayKind decay = ds.size() == 3 ? DecayKind::Scalar : DecayKind::Channel;
   const Shape decay_shape = tensor(H, decay == DecayKind::Scalar ? 0 : K);
   if (ds != decay_shape)
@@ -85,20 +86,21 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
     if (offsets < 1) return failed(name("cu_seqlens") + ": needs at least one offset (0), got none");
     N = offsets - 1;
   }
-  const std::string sequences =
-      num(N) + (N == 1 ? " sequence" : " sequences") + " (" + (a.cu_seqlens ? name("cu_seqlens") : "B") + ")";
+  auto sequences = [&] {
+    return num(N) + (N == 1 ? " sequence" : " sequences") + " (" + (a.cu_seqlens ? name("cu_seqlens") : "B") + ")";
+  };
   for (const auto& [field, shape] : {std::pair<const char*, const std::optional<Shape>*>{"initial_state_indices",
                                                                                        &a.initial_state_indices},
                                      {"final_state_indices", &a.final_state_indices}})
     if (*shape && (**shape)[0] != N)
-      return failed(name(field) + ": has " + num((**shape)[0]) + " entries, but there are " + sequences);
+      return failed(name(field) + ": has " + num((**shape)[0]) + " entries, but there are " + sequences());
 
   // The state pools: [rows, H, K, V], rows = N unless indices say where.
   auto pool_shape_error = [&](const std::string& field, const Shape& s, bool indexed) -> std::string {
     if (s.size() == 4 && s[1] == H && s[2] == K && s[3] == V && (indexed || s[0] == N)) return "";
     return name(field) + ": shape " + shape_string(s) + " does not match the expected " +
            (indexed ? "(S, " + num(H) + ", " + num(K) + ", " + num(V) + ") for a pool of S rows"
-                    : shape_string({N, H, K, V}) + " (" + sequences + ", H and V from " + name("value") +
+                    : shape_string({N, H, K, V}) + " (" + sequences() + ", H and V from " + name("value") +
                           ", K from " + name("query") + ")");
   };
   const bool initial_indexed = a.initial_state_indices.has_value();

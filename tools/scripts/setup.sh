@@ -13,6 +13,8 @@ packages=(
   # The foreign-kernel tests (test/cross): aarch64 programs cross-built and
   # run under qemu-user (libc6-dev-arm64-cross comes with g++).
   g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
+  # The Python package (python/) and its tests, for Debian's /usr/bin/python3.
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -26,10 +28,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-clang=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+# Debian's interpreter, whose numpy, pytest and torch the packages above
+# install (a python3 earlier on PATH, e.g. pyenv's, has none of them).
+python=(-DPython3_EXECUTABLE=/usr/bin/python3)
+clang=("${python[@]}" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
        -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld)
 # Debian 12's default compiler (GCC 12) and linker, what a plain `cmake` picks.
-gcc=(-DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++)
+gcc=("${python[@]}" -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++)
 
 configure_and_build() {  # $1: build dir, rest: cmake flags
   local dir=$1

@@ -1,0 +1,63 @@
+"""gdr: the channelwise gated delta rule, compiled for this CPU.
+
+    out, final_state = gdr.gated_delta_rule(query, key, value, decay, beta, initial_state)
+
+NumPy arrays in (float32, C-contiguous), NumPy arrays out; the shapes decide
+the form (docs/op-contract.md, "The whole interface"). Kernels are compiled
+on first use for the call's shape and this CPU, and kept in the kernel cache
+($GDR_CACHE_DIR, else ~/.cache/gdr) with gdr-tune's tuning database. When
+torch is importable, ``import gdr`` also registers ``torch.ops.gdr``
+(``gated_delta_rule`` and ``gated_delta_rule.out``, ExecuTorch's schema).
+"""
+
+from . import _gdr
+
+__version__ = _gdr.__version__
+__all__ = ["gated_delta_rule", "explain", "configure", "__version__"]
+
+
+def gated_delta_rule(query, key, value, decay, beta, initial_state=None, *, out=None, final_state=None,
+                     route="auto", threads=0, layout="bhtd", cu_seqlens=None, initial_state_indices=None,
+                     final_state_indices=None, in_place=False):
+    """Runs the op; returns (out, final_state).
+
+    query [B, Hq, T, K], key [B, Hk, T, K], value [B, H, T, V], decay
+    [B, H, T, K] (channelwise) or [B, H, T] (scalar), beta [B, H, T]; with
+    layout="bthd" the token and head dimensions swap ([B, T, heads, D]).
+    initial_state [N or pool rows, H, K, V] (None: zeros). out and
+    final_state are allocated unless given. cu_seqlens (int32 or int64,
+    B = 1) packs N sequences into T tokens; initial_state_indices and
+    final_state_indices pick each sequence's rows of the state pools (-1:
+    start from zeros). in_place=True lets final_state be initial_state
+    (the default when final_state is None): the pool is updated.
+
+    Raises ValueError naming the argument, with nothing written, on bad
+    input; RuntimeError if a kernel cannot be built or fails. threads=0
+    lets the runtime decide. The GIL is released while the kernel runs.
+    """
+    return _gdr.gated_delta_rule(query, key, value, decay, beta, initial_state, out, final_state, route,
+                                 threads, layout, cu_seqlens, initial_state_indices, final_state_indices,
+                                 in_place)
+
+
+def explain(query, key, value, decay, beta, initial_state=None, *, route="auto", threads=0, layout="bhtd",
+            cu_seqlens=None, initial_state_indices=None, final_state_indices=None, in_place=False):
+    """Which route and schedule gated_delta_rule would run for these
+    arguments, e.g. "recurrent w16-vt128-u1-p4 (tuned)". Reads only shapes."""
+    return _gdr.explain(query, key, value, decay, beta, initial_state, route, threads, layout, cu_seqlens,
+                        initial_state_indices, final_state_indices, in_place)
+
+
+def configure(cache_dir="", tuning_db="", verbosity=-1):
+    """Sets the kernel cache folder ("off": none), the tuning database
+    ("off": default schedules) and how much gdr says on stderr (0..2); empty
+    or negative: from the environment, as at import."""
+    _gdr.configure(cache_dir, tuning_db, verbosity)
+
+
+try:
+    import torch as _torch  # noqa: F401
+except ImportError:
+    pass
+else:
+    from . import torch_ops as _torch_ops  # noqa: F401  (registers torch.ops.gdr)

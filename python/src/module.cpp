@@ -1,0 +1,292 @@
+// gdr._gdr: the C++ side of the Python package. Both frontends (NumPy
+// arrays in gdr.gated_delta_rule, torch tensors in torch.ops.gdr) describe a
+// call as shapes and data pointers; from there one path reads the form off
+// the shapes (gdr::shape_call, as gdr-run does), validates, and runs the JIT
+// with the GIL released. Bad input raises ValueError naming the argument,
+// before anything is written; a failing kernel raises RuntimeError.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "gdr/array_shapes.h"
+#include "gdr/jit.h"
+#include "gdr/runtime.h"
+#include "run_entry.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// One float argument: where its data is and its shape.
+struct Operand {
+  float* data = nullptr;
+  gdr::Shape shape;
+};
+using MaybeOperand = std::optional<Operand>;
+
+struct Call {
+  Operand query, key, value, decay, beta;
+  MaybeOperand initial_state, out, final_state;
+  std::optional<gdr::Indices> cu_seqlens, initial_state_indices, final_state_indices;
+  gdr::Layout layout = gdr::Layout::HeadMajor;
+  bool in_place = false;
+  gdr::Options options;
+};
+
+[[noreturn]] void raise_value_error(const std::string& message) { throw py::value_error(message); }
+
+gdr::Layout parse_layout(const std::string& text) {
+  if (text == "bhtd") return gdr::Layout::HeadMajor;
+  if (text == "bthd") return gdr::Layout::TokenMajor;
+  raise_value_error("layout: expected 'bhtd' or 'bthd', got '" + text + "'");
+}
+
+gdr::Options parse_options(const std::string& route, int threads) {
+  gdr::Options options;
+  if (!gdr::parse_route(route, &options.route))
+    raise_value_error("route: unknown route '" + route +
+                      "' (auto, recurrent, chunked, chunked-autoschedule, reference)");
+  if (threads < 0) raise_value_error("threads: must be >= 0 (0: the runtime decides), got " + std::to_string(threads));
+  options.threads = threads;
+  return options;
+}
+
+// The Python names of the arguments are the fields' names.
+std::string argument_name(const Call& call, const std::string& field) {
+  if (field == "layout") return std::string("layout='") + gdr::layout_name(call.layout) + "'";
+  if (field == "in_place") return "in_place=True";
+  return field;
+}
+
+gdr::ArrayShapes shapes_of(const Call& c) {
+  gdr::ArrayShapes s;
+  s.query = c.query.shape, s.key = c.key.shape, s.value = c.value.shape;
+  s.decay = c.decay.shape, s.beta = c.beta.shape;
+  if (c.initial_state) s.initial_state = c.initial_state->shape;
+  if (c.out) s.out = c.out->shape;
+  if (c.final_state) s.final_state = c.final_state->shape;
+  // Indices reach here as rank-1 arrays: their shape is their length.
+  if (c.cu_seqlens) s.cu_seqlens = gdr::Shape{c.cu_seqlens->size};
+  if (c.initial_state_indices) s.initial_state_indices = gdr::Shape{c.initial_state_indices->size};
+  if (c.final_state_indices) s.final_state_indices = gdr::Shape{c.final_state_indices->size};
+  s.layout = c.layout;
+  s.in_place = c.in_place;
+  s.final_is_initial = c.final_state && c.initial_state && c.final_state->data == c.initial_state->data &&
+                       c.in_place;
+  return s;
+}
+
+// The form and sizes of `c` (outputs may still be absent).
+gdr::ShapedCall shape(const Call& c) {
+  gdr::ShapedCall shaped;
+  if (gdr::Status s = gdr::shape_call(shapes_of(c), [&](const std::string& f) { return argument_name(c, f); },
+                                      &shaped);
+      !s)
+    raise_value_error(s.message());
+  gdr::Tensors& t = shaped.tensors;
+  if (c.cu_seqlens) t.cu_seqlens = *c.cu_seqlens;
+  if (c.initial_state_indices) t.initial_state_indices = *c.initial_state_indices;
+  if (c.final_state_indices) t.final_state_indices = *c.final_state_indices;
+  return shaped;
+}
+
+// The whole call, validated: shapes, then every rule of gdr::validate().
+gdr::Tensors validated(const Call& c, gdr::Tensors t) {
+  t.query = c.query.data, t.key = c.key.data, t.value = c.value.data;
+  t.decay = c.decay.data, t.beta = c.beta.data;
+  t.initial_state = c.initial_state ? c.initial_state->data : nullptr;
+  t.out = c.out->data;
+  t.final_state = c.final_state->data;
+  if (gdr::Status s = gdr::validate(t); !s) raise_value_error(s.message());
+  return t;
+}
+
+// Runs a validated call without the GIL.
+void run_without_gil(const gdr::Tensors& t, const gdr::Options& options) {
+  gdr::Status status = gdr::Status::ok();
+  {
+    py::gil_scoped_release unlocked;
+    status = gdr::run(t, options);
+  }
+  if (!status) throw std::runtime_error(status.message());
+}
+
+// ---- NumPy arrays ----------------------------------------------------------
+
+std::string type_name(const py::handle& h) { return py::str(py::type::of(h).attr("__name__")); }
+
+py::array as_array(const char* name, const py::object& o) {
+  if (!py::isinstance<py::array>(o))
+    raise_value_error(std::string(name) + ": expected a numpy.ndarray, got " + type_name(o));
+  py::array a = py::reinterpret_borrow<py::array>(o);
+  if (!(a.flags() & py::array::c_style))
+    raise_value_error(std::string(name) + ": expected a C-contiguous array (numpy.ascontiguousarray)");
+  return a;
+}
+
+Operand float_operand(const char* name, const py::object& o, bool written) {
+  py::array a = as_array(name, o);
+  if (!a.dtype().is(py::dtype::of<float>()))
+    raise_value_error(std::string(name) + ": expected float32, got " + std::string(py::str(a.dtype())));
+  if (written && !a.writeable()) raise_value_error(std::string(name) + ": the array is read-only");
+  Operand op;
+  op.data = static_cast<float*>(a.mutable_data());  // read-only inputs are only read
+  op.shape.assign(a.shape(), a.shape() + a.ndim());
+  return op;
+}
+
+std::optional<gdr::Indices> index_operand(const char* name, const py::object& o) {
+  if (o.is_none()) return std::nullopt;
+  py::array a = as_array(name, o);
+  gdr::Indices indices;
+  if (a.dtype().is(py::dtype::of<int32_t>())) indices.type = gdr::Indices::Type::Int32;
+  else if (a.dtype().is(py::dtype::of<int64_t>())) indices.type = gdr::Indices::Type::Int64;
+  else raise_value_error(std::string(name) + ": expected int32 or int64, got " + std::string(py::str(a.dtype())));
+  if (a.ndim() != 1)
+    raise_value_error(std::string(name) + ": expected rank 1, got shape " +
+                      gdr::shape_string(gdr::Shape(a.shape(), a.shape() + a.ndim())));
+  indices.data = a.data();
+  indices.size = a.shape(0);
+  return indices;
+}
+
+struct NumpyCall {
+  Call call;
+  py::object out, final_state;  // the output arrays (given or allocated)
+};
+
+NumpyCall numpy_call(const py::object& query, const py::object& key, const py::object& value,
+                     const py::object& decay, const py::object& beta, const py::object& initial_state,
+                     const py::object& out, const py::object& final_state, const std::string& route, int threads,
+                     const std::string& layout, const py::object& cu_seqlens,
+                     const py::object& initial_state_indices, const py::object& final_state_indices,
+                     bool in_place) {
+  NumpyCall n;
+  Call& c = n.call;
+  c.options = parse_options(route, threads);
+  c.layout = parse_layout(layout);
+  c.in_place = in_place;
+  c.query = float_operand("query", query, false);
+  c.key = float_operand("key", key, false);
+  c.value = float_operand("value", value, false);
+  c.decay = float_operand("decay", decay, false);
+  c.beta = float_operand("beta", beta, false);
+  if (!initial_state.is_none()) c.initial_state = float_operand("initial_state", initial_state, in_place);
+  if (!out.is_none()) c.out = float_operand("out", out, true);
+  // In place without a final_state: the initial pool is updated.
+  n.final_state = final_state.is_none() && in_place ? initial_state : final_state;
+  if (!n.final_state.is_none()) c.final_state = float_operand("final_state", n.final_state, true);
+  c.cu_seqlens = index_operand("cu_seqlens", cu_seqlens);
+  c.initial_state_indices = index_operand("initial_state_indices", initial_state_indices);
+  c.final_state_indices = index_operand("final_state_indices", final_state_indices);
+  n.out = out;
+  return n;
+}
+
+py::tuple gated_delta_rule(const py::object& query, const py::object& key, const py::object& value,
+                           const py::object& decay, const py::object& beta, const py::object& initial_state,
+                           const py::object& out, const py::object& final_state, const std::string& route,
+                           int threads, const std::string& layout, const py::object& cu_seqlens,
+                           const py::object& initial_state_indices, const py::object& final_state_indices,
+                           bool in_place) {
+  NumpyCall n = numpy_call(query, key, value, decay, beta, initial_state, out, final_state, route, threads, layout,
+                           cu_seqlens, initial_state_indices, final_state_indices, in_place);
+  Call& c = n.call;
+  gdr::ShapedCall shaped = shape(c);
+  // Outputs the caller did not give: out is written whole; a pool that
+  // final_state_indices writes only some rows of starts as zeros.
+  if (!c.out) {
+    n.out = py::array_t<float>(shaped.out);
+    c.out = float_operand("out", n.out, true);
+  }
+  if (!c.final_state) {
+    py::array_t<float> pool(shaped.final_state);
+    if (c.final_state_indices) std::fill_n(pool.mutable_data(), pool.size(), 0.f);
+    n.final_state = pool;
+    c.final_state = float_operand("final_state", n.final_state, true);
+  }
+  run_without_gil(validated(c, shaped.tensors), c.options);
+  return py::make_tuple(n.out, n.final_state);
+}
+
+std::string explain(const py::object& query, const py::object& key, const py::object& value,
+                    const py::object& decay, const py::object& beta, const py::object& initial_state,
+                    const std::string& route, int threads, const std::string& layout,
+                    const py::object& cu_seqlens, const py::object& initial_state_indices,
+                    const py::object& final_state_indices, bool in_place) {
+  NumpyCall n = numpy_call(query, key, value, decay, beta, initial_state, py::none(), py::none(), route, threads,
+                           layout, cu_seqlens, initial_state_indices, final_state_indices, in_place);
+  gdr::jit::Plan plan;
+  if (gdr::Status s = gdr::jit::plan(shape(n.call).tensors, n.call.options, &plan); !s)
+    raise_value_error(s.message());
+  return plan.str();
+}
+
+// ---- Data pointers (torch tensors) -----------------------------------------
+
+// (data pointer, shape), as torch.ops.gdr's implementation passes a tensor
+// it has checked (float32, contiguous, on the CPU).
+using PointerAndShape = std::pair<uintptr_t, gdr::Shape>;
+Operand pointer_operand(const PointerAndShape& p) { return {reinterpret_cast<float*>(p.first), p.second}; }
+
+Call pointer_call(const std::vector<PointerAndShape>& operands, const std::string& route, int threads) {
+  if (operands.size() != 8)
+    raise_value_error("expected 8 (data pointer, shape) pairs, got " + std::to_string(operands.size()));
+  Call c;
+  c.options = parse_options(route, threads);
+  Operand* const fields[] = {&c.query, &c.key, &c.value, &c.decay, &c.beta};
+  for (int i = 0; i < 5; ++i) *fields[i] = pointer_operand(operands[i]);
+  c.initial_state = pointer_operand(operands[5]);
+  c.out = pointer_operand(operands[6]);
+  c.final_state = pointer_operand(operands[7]);
+  return c;
+}
+
+// query, key, value, decay, beta, initial_state, out, final_state.
+void run_pointers(const std::vector<PointerAndShape>& operands, const std::string& route, int threads) {
+  const Call c = pointer_call(operands, route, threads);
+  run_without_gil(validated(c, shape(c).tensors), c.options);
+}
+
+// Seconds per call of `repetitions` gdr::run calls on run_pointers'
+// arguments, timed in C++ without the GIL: the C++ API's own cost, which
+// the bindings' overhead is measured against (python/benchmarks).
+double time_pointers(const std::vector<PointerAndShape>& operands, const std::string& route, int threads,
+                     int repetitions) {
+  const Call c = pointer_call(operands, route, threads);
+  const gdr::Tensors t = validated(c, shape(c).tensors);
+  py::gil_scoped_release unlocked;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < repetitions; ++i)
+    if (gdr::Status s = gdr::run(t, c.options); !s) throw std::runtime_error(s.message());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repetitions;
+}
+
+void configure(const std::string& cache_dir, const std::string& tuning_db, int verbosity) {
+  gdr::jit::Options options;
+  options.cache_dir = cache_dir;
+  options.tuning_db = tuning_db;
+  options.verbosity = verbosity;
+  if (gdr::Status s = gdr::jit::install(options); !s) raise_value_error(s.message());
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_gdr, m) {
+  m.doc() = "gdr's C++ side; use the gdr package (gdr.gated_delta_rule, torch.ops.gdr).";
+  m.attr("__version__") = GDR_VERSION;
+  // The generated routes, with the options of the environment (GDR_CACHE_DIR,
+  // GDR_VERBOSE), until configure() says otherwise.
+  if (gdr::Status s = gdr::jit::install(); !s) throw std::runtime_error("gdr: " + s.message());
+  gdr::python::RunEntry entry = [](const gdr::Tensors& t, const gdr::Options& options) { return gdr::run(t, options); };
+  m.attr("run_entry") = py::capsule(reinterpret_cast<void*>(entry), gdr::python::kRunEntryCapsule);
+  m.def("gated_delta_rule", &gated_delta_rule);
+  m.def("explain", &explain);
+  m.def("run_pointers", &run_pointers);
+  m.def("time_pointers", &time_pointers);
+  m.def("configure", &configure);
+}

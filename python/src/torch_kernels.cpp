@@ -1,0 +1,149 @@
+// gdr._gdr_torch: torch.ops.gdr's CPU and Meta kernels in C++, built when
+// the build finds torch (Debian's python3-torch / libtorch-dev): the
+// dispatcher then calls them directly, with no Python in between, which is
+// what keeps a decode call's overhead over the C++ API small (python/README
+// and docs/python.md give the measurement). The schema is ExecuTorch's
+// llama::gated_delta_rule's; the Python fallback in gdr/torch_ops.py
+// registers the same ops for a torch this module was not built for.
+#include <ATen/ATen.h>
+#include <pybind11/pybind11.h>
+#include <torch/library.h>
+#include <torch/version.h>
+
+#include <string>
+#include <tuple>
+
+#include "gdr/array_shapes.h"
+#include "run_entry.h"
+
+namespace {
+
+gdr::python::RunEntry run_entry = nullptr;  // set when gdr._gdr_torch is imported
+
+std::string dtype_name(const at::Tensor& t) {
+  switch (t.scalar_type()) {
+    case at::kDouble: return "float64";
+    case at::kHalf: return "float16";
+    case at::kBFloat16: return "bfloat16";
+    case at::kInt: return "int32";
+    case at::kLong: return "int64";
+    default: return std::string(t.dtype().name());
+  }
+}
+
+// The same checks and messages as the Python fallback's _operand().
+void check_operand(const char* name, const at::Tensor& t, bool meta) {
+  TORCH_CHECK_VALUE(t.scalar_type() == at::kFloat, name, ": expected float32, got ", dtype_name(t));
+  TORCH_CHECK_VALUE(meta || t.device().is_cpu(), name, ": expected a CPU tensor, got device '", t.device().str(),
+                    "'");
+  TORCH_CHECK_VALUE(t.is_contiguous(), name, ": expected a contiguous tensor (.contiguous())");
+}
+
+gdr::Shape shape_of(const at::Tensor& t) { return gdr::Shape(t.sizes().begin(), t.sizes().end()); }
+
+struct Inputs {
+  const at::Tensor &query, &key, &value, &decay, &beta, &initial_state;
+};
+
+// The call's form from the shapes (head-major, one sequence per row), as
+// gdr::shape_call reads it; `out`/`final_state` are checked when given.
+gdr::ShapedCall shaped(const Inputs& in, const at::Tensor* out, const at::Tensor* final_state, bool meta) {
+  const std::pair<const char*, const at::Tensor*> operands[] = {
+      {"query", &in.query}, {"key", &in.key},   {"value", &in.value},          {"decay", &in.decay},
+      {"beta", &in.beta},   {"initial_state", &in.initial_state}, {"out", out}, {"final_state_out", final_state}};
+  for (const auto& [name, t] : operands)
+    if (t) check_operand(name, *t, meta);
+  gdr::ArrayShapes shapes;
+  shapes.query = shape_of(in.query), shapes.key = shape_of(in.key), shapes.value = shape_of(in.value);
+  shapes.decay = shape_of(in.decay), shapes.beta = shape_of(in.beta);
+  shapes.initial_state = shape_of(in.initial_state);
+  if (out) shapes.out = shape_of(*out);
+  if (final_state) shapes.final_state = shape_of(*final_state);
+  gdr::ShapedCall call;
+  const gdr::Status s = gdr::shape_call(
+      shapes, [](const std::string& field) { return field == "layout" ? std::string("layout 'bhtd'") : field; },
+      &call);
+  TORCH_CHECK_VALUE(s.is_ok(), s.message());
+  return call;
+}
+
+void run(const Inputs& in, const at::Tensor& out, const at::Tensor& final_state) {
+  gdr::Tensors t = shaped(in, &out, &final_state, false).tensors;
+  t.query = in.query.data_ptr<float>(), t.key = in.key.data_ptr<float>(), t.value = in.value.data_ptr<float>();
+  t.decay = in.decay.data_ptr<float>(), t.beta = in.beta.data_ptr<float>();
+  t.initial_state = in.initial_state.data_ptr<float>();
+  t.out = out.data_ptr<float>();
+  t.final_state = final_state.data_ptr<float>();
+  const gdr::Status valid = gdr::validate(t);
+  TORCH_CHECK_VALUE(valid.is_ok(), valid.message());
+  TORCH_CHECK(run_entry, "gdr: torch.ops.gdr's kernels were loaded without gdr._gdr (import gdr)");
+  const gdr::Status ran = run_entry(t, gdr::Options{});
+  TORCH_CHECK(ran.is_ok(), "gdr: ", ran.message());
+}
+
+at::Tensor new_out(const Inputs& in, const gdr::ShapedCall& call) {
+  return at::empty(call.out, in.value.options());
+}
+
+std::tuple<at::Tensor, at::Tensor> gated_delta_rule(const at::Tensor& query, const at::Tensor& key,
+                                                    const at::Tensor& value, const at::Tensor& decay,
+                                                    const at::Tensor& beta, const at::Tensor& initial_state) {
+  const Inputs in{query, key, value, decay, beta, initial_state};
+  const gdr::ShapedCall call = shaped(in, nullptr, nullptr, false);
+  at::Tensor out = new_out(in, call);
+  at::Tensor final_state = at::empty_like(initial_state);
+  run(in, out, final_state);
+  return {out, final_state};
+}
+
+std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out(const at::Tensor& query, const at::Tensor& key,
+                                                          const at::Tensor& value, const at::Tensor& decay,
+                                                          const at::Tensor& beta, const at::Tensor& initial_state,
+                                                          at::Tensor& out, at::Tensor& final_state_out) {
+  run({query, key, value, decay, beta, initial_state}, out, final_state_out);
+  return {out, final_state_out};
+}
+
+// Fake tensors (torch.compile, torch.export, make_fx) run these: the shapes
+// checked as the CPU kernel checks them, nothing computed.
+std::tuple<at::Tensor, at::Tensor> gated_delta_rule_meta(const at::Tensor& query, const at::Tensor& key,
+                                                         const at::Tensor& value, const at::Tensor& decay,
+                                                         const at::Tensor& beta, const at::Tensor& initial_state) {
+  const Inputs in{query, key, value, decay, beta, initial_state};
+  return {new_out(in, shaped(in, nullptr, nullptr, true)), at::empty_like(initial_state)};
+}
+
+std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out_meta(const at::Tensor& query, const at::Tensor& key,
+                                                               const at::Tensor& value, const at::Tensor& decay,
+                                                               const at::Tensor& beta,
+                                                               const at::Tensor& initial_state, at::Tensor& out,
+                                                               at::Tensor& final_state_out) {
+  shaped({query, key, value, decay, beta, initial_state}, &out, &final_state_out, true);
+  return {out, final_state_out};
+}
+
+}  // namespace
+
+TORCH_LIBRARY(gdr, m) {
+  m.def("gated_delta_rule(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, "
+        "Tensor initial_state) -> (Tensor, Tensor)");
+  m.def("gated_delta_rule.out(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, "
+        "Tensor initial_state, *, Tensor(a!) out, Tensor(b!) final_state_out) -> (Tensor(a!), Tensor(b!))");
+}
+TORCH_LIBRARY_IMPL(gdr, CPU, m) {
+  m.impl("gated_delta_rule", &gated_delta_rule);
+  m.impl("gated_delta_rule.out", &gated_delta_rule_out);
+}
+TORCH_LIBRARY_IMPL(gdr, Meta, m) {
+  m.impl("gated_delta_rule", &gated_delta_rule_meta);
+  m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
+}
+
+PYBIND11_MODULE(_gdr_torch, m) {
+  m.doc() = "torch.ops.gdr's C++ kernels (imported by gdr.torch_ops when built for the running torch).";
+  m.attr("torch_version") = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
+  pybind11::object entry = pybind11::module_::import("gdr._gdr").attr("run_entry");
+  run_entry = reinterpret_cast<gdr::python::RunEntry>(
+      PyCapsule_GetPointer(entry.ptr(), gdr::python::kRunEntryCapsule));
+  if (!run_entry) throw pybind11::error_already_set();
+}

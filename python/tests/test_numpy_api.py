@@ -1,0 +1,163 @@
+"""gdr.gated_delta_rule on NumPy arrays: every form of the interface against
+the float64 reference, on the generated routes; the errors."""
+
+import re
+
+import numpy as np
+import pytest
+
+import gdr
+from contract import assert_within_contract, make_inputs, reference
+
+# name: (make_inputs arguments, gated_delta_rule arguments beyond the arrays)
+FORMS = {
+    "plain": (dict(B=2, H=4, T=9), {}),
+    "zeros initial state": (dict(B=1, H=2, T=5), {"initial_state": None}),
+    "T = 0": (dict(B=2, H=2, T=0), {}),
+    "grouped readout, scalar decay (ExecuTorch)": (dict(H=4, Hq=8, T=11, scalar_decay=True), {}),
+    "grouped values, scalar decay, token-major (Qwen3-Next)":
+        (dict(H=4, Hk=2, T=10, scalar_decay=True, layout="bthd"), {"layout": "bthd"}),
+    "varlen with empty sequences, token-major":
+        (dict(H=2, seqlens=[5, 0, 1, 12], layout="bthd"),
+         {"layout": "bthd", "cu_seqlens": np.array([0, 5, 5, 6, 18], dtype=np.int32)}),
+    "everything: GVA, scalar decay, token-major, varlen, slots": (
+        dict(H=4, Hk=2, seqlens=[7, 1, 0, 9], scalar_decay=True, layout="bthd", pool_rows=6),
+        {"layout": "bthd", "cu_seqlens": np.array([0, 7, 8, 8, 17], dtype=np.int64),
+         "initial_state_indices": np.array([3, -1, 0, 5], dtype=np.int64),
+         "final_state_indices": np.array([1, 4, 2, 0], dtype=np.int32)}),
+}
+# The chunked route reads one query per state head (auto takes recurrent there).
+ROUTES = ["auto", "recurrent", "chunked"]
+
+
+def call_reference(arrays, extra, final_state=None):
+    kwargs = {k: extra[k] for k in ("layout", "cu_seqlens", "initial_state_indices", "final_state_indices")
+              if k in extra}
+    initial = extra.get("initial_state", arrays["initial_state"])
+    return reference(arrays["query"], arrays["key"], arrays["value"], arrays["decay"], arrays["beta"], initial,
+                     final_state=final_state, **kwargs)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("form", FORMS)
+def test_every_form_matches_float64(form, route, rng):
+    shape_args, extra = FORMS[form]
+    if route == "chunked" and shape_args.get("Hq", 1) > shape_args.get("H"):
+        pytest.skip("the chunked route has no grouped readout (auto runs recurrent)")
+    arrays = make_inputs(rng, **shape_args)
+    args = dict(arrays, **extra)
+    pool = None
+    if "final_state_indices" in extra:  # written into a given pool: rows no sequence writes stay
+        pool = rng.standard_normal(arrays["initial_state"].shape).astype(np.float32)
+        args["final_state"] = pool.copy()
+    got = gdr.gated_delta_rule(**args, route=route)
+    if pool is not None:
+        args["final_state"] = pool.copy()
+    yardstick = gdr.gated_delta_rule(**args, route="reference")
+    assert_within_contract(got, yardstick, call_reference(arrays, extra, final_state=pool))
+    assert got[0].dtype == np.float32 and got[0].flags.c_contiguous
+
+
+def test_in_place_equals_functional_bit_for_bit(rng):
+    arrays = make_inputs(rng, H=4, seqlens=[6, 3, 8], pool_rows=3)
+    indices = {"cu_seqlens": np.array([0, 6, 9, 17], dtype=np.int64),
+               "initial_state_indices": np.array([2, 0, 1], dtype=np.int64),
+               "final_state_indices": np.array([2, 0, 1], dtype=np.int64)}
+    out, functional = gdr.gated_delta_rule(**arrays, **indices)
+    pool = arrays["initial_state"]
+    before = pool.copy()
+    out_in_place, updated = gdr.gated_delta_rule(**arrays, **indices, in_place=True)
+    assert updated is pool, "in place without final_state updates initial_state"
+    assert not np.array_equal(pool, before)
+    np.testing.assert_array_equal(pool, functional)
+    np.testing.assert_array_equal(out_in_place, out)
+
+
+def test_splitting_a_sequence_across_calls_equals_one_call(rng):
+    arrays = make_inputs(rng, B=1, H=2, T=12)
+    whole_out, whole_state = gdr.gated_delta_rule(**arrays)
+    state = arrays["initial_state"]
+    outs = []
+    for t0, t1 in ((0, 5), (5, 6), (6, 12)):
+        part = {n: np.ascontiguousarray(arrays[n][:, :, t0:t1]) for n in ("query", "key", "value", "decay", "beta")}
+        o, state = gdr.gated_delta_rule(**part, initial_state=state)
+        outs.append(o)
+    np.testing.assert_allclose(np.concatenate(outs, axis=2), whole_out, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(state, whole_state, rtol=0, atol=1e-5)
+
+
+def test_outputs_given_are_written_in_place_of_allocating(rng):
+    arrays = make_inputs(rng, B=1, H=2, T=4)
+    out = np.full((1, 2, 4, 16), np.nan, dtype=np.float32)
+    final = np.full((1, 2, 16, 16), np.nan, dtype=np.float32)
+    got_out, got_final = gdr.gated_delta_rule(**arrays, out=out, final_state=final)
+    assert got_out is out and got_final is final
+    assert np.all(np.isfinite(out)) and np.all(np.isfinite(final))
+
+
+def bad(arrays, **changes):
+    return dict(arrays, **changes)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda a: bad(a, query=a["query"].astype(np.float64)), "query: expected float32, got float64"),
+    (lambda a: bad(a, key=np.asfortranarray(a["key"])), "key: expected a C-contiguous array"),
+    (lambda a: bad(a, value=a["value"].tolist()), "value: expected a numpy.ndarray, got list"),
+    (lambda a: bad(a, value=a["value"][:, :3]), "key: has 4 heads, which does not divide value's 3"),
+    (lambda a: bad(a, decay=np.ascontiguousarray(a["decay"][..., :8])),
+     "decay: shape (1, 4, 6, 8) does not match the expected (1, 4, 6, 16) (channelwise decay, from query and value"),
+    (lambda a: bad(a, beta=a["beta"][..., None]), "beta: shape (1, 4, 6, 1) does not match the expected (1, 4, 6)"),
+    (lambda a: bad(a, initial_state=np.ascontiguousarray(a["initial_state"][:, :, :8])), "initial_state: shape (1, 4, 8, 16)"),
+    (lambda a: bad(a, cu_seqlens=np.array([0, 5], dtype=np.int32)), "cu_seqlens: the last offset must be T=6, got 5"),
+    (lambda a: bad(a, cu_seqlens=np.array([0.0, 6.0])), "cu_seqlens: expected int32 or int64, got float64"),
+    (lambda a: bad(a, initial_state_indices=np.array([1], dtype=np.int64)),  # a pool of one row
+     "initial_state_indices[0] = 1 is out of range [-1, 1)"),
+    (lambda a: bad(a, layout="bhdt"), "layout: expected 'bhtd' or 'bthd', got 'bhdt'"),
+    (lambda a: bad(a, route="fast"), "route: unknown route 'fast'"),
+    (lambda a: bad(a, threads=-1), "threads: must be >= 0"),
+])
+def test_bad_input_is_one_line_naming_the_argument_and_writes_nothing(change, message, rng):
+    arrays = make_inputs(rng, B=1, H=4, T=6)
+    out = np.full((1, 4, 6, 16), 7.0, dtype=np.float32)
+    final = np.full((1, 4, 16, 16), 7.0, dtype=np.float32)
+    args = change(arrays)
+    with pytest.raises(ValueError) as caught:
+        gdr.gated_delta_rule(**args, out=out, final_state=final)
+    text = str(caught.value)
+    assert message in text and "\n" not in text, text
+    assert np.all(out == 7.0) and np.all(final == 7.0), "a rejected call wrote an output"
+
+
+def test_an_output_overlapping_an_input_is_refused(rng):
+    arrays = make_inputs(rng, B=1, H=2, T=4, K=16, V=16)
+    with pytest.raises(ValueError, match="final_state .*initial_state|initial_state .*final_state"):
+        gdr.gated_delta_rule(**arrays, final_state=arrays["initial_state"])
+
+
+def test_read_only_output_is_refused(rng):
+    arrays = make_inputs(rng, B=1, H=2, T=4)
+    out = np.zeros((1, 2, 4, 16), dtype=np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="^out: the array is read-only$"):
+        gdr.gated_delta_rule(**arrays, out=out)
+
+
+def test_explain_names_the_route_and_schedule(rng):
+    arrays = make_inputs(rng, B=1, H=4, T=3, K=32, V=32)
+    assert re.fullmatch(r"recurrent \S+ \((default|tuned)\)", gdr.explain(**arrays, route="recurrent"))
+    assert re.fullmatch(r"(recurrent|chunked) \S+ \((default|tuned)\)", gdr.explain(**arrays))
+    assert gdr.explain(**arrays, route="reference") == "reference"
+
+
+def test_version_is_the_projects():
+    assert re.fullmatch(r"\d+\.\d+\.\d+", gdr.__version__)
+
+
+def test_configure_names_a_bad_option(tmp_path):
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match="cache_dir .*is a file"):
+        gdr.configure(cache_dir=str(a_file))
+    with pytest.raises(ValueError, match="verbosity"):
+        gdr.configure(verbosity=3)
+    gdr.configure()  # back to the environment's
