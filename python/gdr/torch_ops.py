@@ -45,7 +45,8 @@ def _out_shape(query, value):
 
 
 def _run(tensors):
-    _gdr.run_pointers([_operand(n, t) for n, t in zip(_NAMES, tensors)], "auto", 0)
+    # torch's intra-op thread count (torch.set_num_threads), as its own CPU ops use.
+    _gdr.run_pointers([_operand(n, t) for n, t in zip(_NAMES, tensors)], "auto", torch.get_num_threads())
 
 
 def gated_delta_rule(query, key, value, decay, beta, initial_state):

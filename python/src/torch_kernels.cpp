@@ -6,6 +6,7 @@
 // llama::gated_delta_rule's; the Python fallback in gdr/torch_ops.py
 // registers the same ops for a torch this module was not built for.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <pybind11/pybind11.h>
 #include <torch/library.h>
 #include <torch/version.h>
@@ -77,7 +78,11 @@ void run(const Inputs& in, const at::Tensor& out, const at::Tensor& final_state)
   const gdr::Status valid = gdr::validate(t);
   TORCH_CHECK_VALUE(valid.is_ok(), valid.message());
   TORCH_CHECK(run_entry, "gdr: torch.ops.gdr's kernels were loaded without gdr._gdr (import gdr)");
-  const gdr::Status ran = run_entry(t, gdr::Options{});
+  // torch's intra-op thread count (torch.set_num_threads), as torch's own
+  // CPU ops use it.
+  gdr::Options options;
+  options.threads = at::get_num_threads();
+  const gdr::Status ran = run_entry(t, options);
   TORCH_CHECK(ran.is_ok(), "gdr: ", ran.message());
 }
 
@@ -135,6 +140,11 @@ TORCH_LIBRARY_IMPL(gdr, CPU, m) {
   m.impl("gated_delta_rule.out", &gated_delta_rule_out);
 }
 TORCH_LIBRARY_IMPL(gdr, Meta, m) {
+  m.impl("gated_delta_rule", &gated_delta_rule_meta);
+  m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
+}
+// torch 1.13 has no autograd fallthrough for meta tensors (CPU ones have).
+TORCH_LIBRARY_IMPL(gdr, AutogradMeta, m) {
   m.impl("gated_delta_rule", &gated_delta_rule_meta);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
 }
