@@ -1,8 +1,11 @@
-# Optional, independent check of gdr-run against a numpy float64 recurrence
-# on shapes the C++ tests do not use (numpy is a PyPI extra, not needed by
-# the test command):  python3 test/tools/check_with_numpy.py build/tools/gdr-run auto,chunked
+# Independent check of gdr-run against the numpy float64 reference of the
+# Python tests (python/tests/contract.py) on shapes and decay values the C++
+# tests do not use; in the test command as gdr_run_numpy_check:
+#   /usr/bin/python3 test/tools/check_with_numpy.py build/tools/gdr-run auto,chunked
 # Exits non-zero if any route misses the contract's 1e-4 bar.
 import numpy as np, subprocess, sys, os, tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "tests"))
+from contract import reference, relative_error, ERROR_BAR
 failed = False
 exe = os.path.abspath(sys.argv[1])
 os.chdir(tempfile.mkdtemp())
@@ -20,13 +23,7 @@ for (B, H, T, K, V, dreg) in [(2, 3, 77, 20, 36, "u"), (1, 5, 200, 48, 24, "near
     b = rng.uniform(0, 1, (B, H, T)).astype(np.float32)
     s0 = rng.standard_normal((B, H, K, V)).astype(np.float32)
     for n, a in dict(q=q, k=k, v=v, d=d, b=b, s=s0).items(): np.save(n + ".npy", a)
-    S = s0.astype(np.float64).copy(); out = np.zeros((B, H, T, V))
-    for t in range(T):
-        S = S * d[:, :, t, :, None]
-        pred = np.einsum("bhkv,bhk->bhv", S, k[:, :, t])
-        delta = b[:, :, t, None] * (v[:, :, t] - pred)
-        S = S + k[:, :, t, :, None] * delta[:, :, None, :]
-        out[:, :, t] = np.einsum("bhkv,bhk->bhv", S, q[:, :, t])
+    out, S = reference(q, k, v, d, b, s0)
     for route in routes:
         r = subprocess.run([exe, "--query", "q.npy", "--key", "k.npy", "--value", "v.npy", "--decay", "d.npy",
                             "--beta", "b.npy", "--initial-state", "s.npy", "--out", "o.npy", "--final-state", "f.npy",
@@ -34,7 +31,7 @@ for (B, H, T, K, V, dreg) in [(2, 3, 77, 20, 36, "u"), (1, 5, 200, 48, 24, "near
         if r.returncode:
             print(route, "FAILED", r.stderr.strip()); failed = True; continue
         o = np.load("o.npy"); f = np.load("f.npy")
-        err = max((np.abs(o - out) / (1 + np.abs(out))).max(), (np.abs(f - S) / (1 + np.abs(S))).max())
-        failed |= not err <= 1e-4
+        err = max(relative_error(o, out), relative_error(f, S))
+        failed |= not err <= ERROR_BAR
         print(f"B={B} H={H} T={T} K={K} V={V} decay={dreg:5s} route={route:18s} max rel err {err:.2e}")
 sys.exit(1 if failed else 0)
