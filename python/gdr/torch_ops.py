@@ -37,11 +37,15 @@ def _operand(name, t):
     return t.data_ptr(), t.shape
 
 
-def _out_shape(query, value):
-    # [B, max(Hq, H), T, V]; a rank the C++ side refuses first gets a dummy.
-    if query.dim() != 4 or value.dim() != 4:
-        return value.shape
-    return (value.shape[0], max(query.shape[1], value.shape[1]), value.shape[2], value.shape[3])
+def _shapes(tensors):
+    # (out, final_state_out) shapes, after the checks a tensor without data
+    # allows: dtype, contiguity and the C++ API's shape rules and messages.
+    for name, t in zip(_NAMES, tensors):
+        if t.dtype != torch.float32:
+            raise ValueError(f"{name}: expected float32, got {str(t.dtype).replace('torch.', '')}")
+        if not t.is_contiguous():
+            raise ValueError(f"{name}: expected a contiguous tensor (.contiguous())")
+    return _gdr.torch_op_shapes([t.shape for t in tensors])
 
 
 def _run(tensors):
@@ -49,9 +53,13 @@ def _run(tensors):
     _gdr.run_pointers([_operand(n, t) for n, t in zip(_NAMES, tensors)], "auto", torch.get_num_threads())
 
 
+def gated_delta_rule_fake(query, key, value, decay, beta, initial_state):
+    out_shape, final_shape = _shapes((query, key, value, decay, beta, initial_state))
+    return value.new_empty(out_shape), initial_state.new_empty(final_shape)
+
+
 def gated_delta_rule(query, key, value, decay, beta, initial_state):
-    out = value.new_empty(_out_shape(query, value))
-    final_state = initial_state.new_empty(initial_state.shape)
+    out, final_state = gated_delta_rule_fake(query, key, value, decay, beta, initial_state)
     _run((query, key, value, decay, beta, initial_state, out, final_state))
     return out, final_state
 
@@ -61,11 +69,8 @@ def gated_delta_rule_out(query, key, value, decay, beta, initial_state, *, out, 
     return out, final_state_out
 
 
-def gated_delta_rule_fake(query, key, value, decay, beta, initial_state):
-    return value.new_empty(_out_shape(query, value)), initial_state.new_empty(initial_state.shape)
-
-
 def gated_delta_rule_out_fake(query, key, value, decay, beta, initial_state, *, out, final_state_out):
+    _shapes((query, key, value, decay, beta, initial_state, out, final_state_out))
     return out, final_state_out
 
 

@@ -16,6 +16,7 @@
 #include "gdr/jit.h"
 #include "gdr/runtime.h"
 #include "run_entry.h"
+#include "torch_op_names.h"
 
 namespace py = pybind11;
 
@@ -246,6 +247,22 @@ Call pointer_call(const std::vector<PointerAndShape>& operands, const std::strin
   return c;
 }
 
+// The torch op's output shapes (out, final_state_out) from its arguments'
+// shapes, checked as gdr::shape_call checks them: for fake and meta tensors,
+// which have no data. `shapes`: query, key, value, decay, beta,
+// initial_state, then out and final_state_out for the out variant.
+std::pair<gdr::Shape, gdr::Shape> torch_op_shapes(const std::vector<gdr::Shape>& shapes) {
+  if (shapes.size() != 6 && shapes.size() != 8)
+    raise_value_error("expected 6 or 8 shapes, got " + std::to_string(shapes.size()));
+  gdr::ArrayShapes a;
+  a.query = shapes[0], a.key = shapes[1], a.value = shapes[2], a.decay = shapes[3], a.beta = shapes[4];
+  a.initial_state = shapes[5];
+  if (shapes.size() == 8) a.out = shapes[6], a.final_state = shapes[7];
+  gdr::ShapedCall call;
+  if (gdr::Status s = gdr::shape_call(a, gdr::python::torch_op_argument, &call); !s) raise_value_error(s.message());
+  return {call.out, call.final_state};
+}
+
 // query, key, value, decay, beta, initial_state, out, final_state.
 void run_pointers(const std::vector<PointerAndShape>& operands, const std::string& route, int threads) {
   const Call c = pointer_call(operands, route, threads);
@@ -287,6 +304,7 @@ PYBIND11_MODULE(_gdr, m) {
   m.def("gated_delta_rule", &gated_delta_rule);
   m.def("explain", &explain);
   m.def("run_pointers", &run_pointers);
+  m.def("torch_op_shapes", &torch_op_shapes);
   m.def("time_pointers", &time_pointers);
   m.def("configure", &configure);
 }

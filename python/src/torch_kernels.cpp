@@ -16,6 +16,7 @@
 
 #include "gdr/array_shapes.h"
 #include "run_entry.h"
+#include "torch_op_names.h"
 
 namespace {
 
@@ -62,8 +63,7 @@ gdr::ShapedCall shaped(const Inputs& in, const at::Tensor* out, const at::Tensor
   if (final_state) shapes.final_state = shape_of(*final_state);
   gdr::ShapedCall call;
   const gdr::Status s = gdr::shape_call(
-      shapes, [](const std::string& field) { return field == "layout" ? std::string("layout 'bhtd'") : field; },
-      &call);
+      shapes, gdr::python::torch_op_argument, &call);
   TORCH_CHECK_VALUE(s.is_ok(), s.message());
   return call;
 }

@@ -35,9 +35,9 @@ def two_at_once(run):
 
 def assert_two_threads_overlap(run):
     run()  # compile (or load) the kernel first
-    # Best of five: a busy machine only makes both numbers larger.
-    alone = min(one_call(run) for _ in range(5))
-    together = min(two_at_once(run) for _ in range(5))
+    # Best of seven: a busy machine only makes both numbers larger.
+    alone = min(one_call(run) for _ in range(7))
+    together = min(two_at_once(run) for _ in range(7))
     # Serialised calls take 2x; overlapped ones 1.0-1.4x on these VMs.
     assert together < 1.6 * alone, f"two threads at once took {together / alone:.2f}x one call"
 

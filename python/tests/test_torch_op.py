@@ -92,6 +92,20 @@ def test_meta_tensors_give_the_output_shapes(rng):
         torch.ops.gdr.gated_delta_rule(inputs[0], inputs[1][:, :3].contiguous(), *inputs[2:])
 
 
+@pytest.mark.parametrize("kernels", ["registered", "Python"])
+def test_fake_kernels_check_the_shapes(kernels, rng):
+    # The registered Meta kernel, and the Python fallback's fake kernels.
+    fake, fake_out = (torch.ops.gdr.gated_delta_rule, torch.ops.gdr.gated_delta_rule.out) if kernels == "registered" \
+        else (torch_ops.gated_delta_rule_fake, torch_ops.gated_delta_rule_out_fake)
+    inputs = [t.to("meta") for t in tensors(make_inputs(rng, B=1, H=4, Hq=8, T=6))]
+    assert tuple(fake(*inputs)[0].shape) == (1, 8, 6, 16)
+    with pytest.raises(ValueError, match="^key: has 3 heads, which does not divide value's 4$"):
+        fake(inputs[0], inputs[1][:, :3].contiguous(), *inputs[2:])
+    with pytest.raises(ValueError, match=r"^final_state_out: shape \(1, 2, 16, 16\) does not match"):
+        fake_out(*inputs, out=torch.empty(1, 8, 6, 16, device="meta"),
+                 final_state_out=torch.empty(1, 2, 16, 16, device="meta"))
+
+
 def test_fake_tensor_tracing_records_the_op(rng):
     from torch.fx.experimental.proxy_tensor import make_fx
 
