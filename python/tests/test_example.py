@@ -15,7 +15,7 @@ EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "examples"
 @pytest.mark.parametrize("gate", ["scalar", "channel"])
 def test_the_layer_example_runs_and_agrees_with_a_torch_loop(gate):
     run = subprocess.run([sys.executable, EXAMPLE, "--hidden", "64", "--heads", "2", "--head-dim", "16",
-                          "--gate", gate, "--prefill", "20", "--decode", "3", "--repeats", "1"],
+                          "--gate", gate, "--prefill", "20", "--decode", "3"],
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     assert "gdr (torch.ops.gdr)" in run.stdout and "PyTorch loop" in run.stdout

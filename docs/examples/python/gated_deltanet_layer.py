@@ -82,13 +82,17 @@ class GatedDeltaLayer(torch.nn.Module):
         return self.o_proj(out.transpose(1, 2).reshape(B, T, -1)), state
 
 
-def timed(fn, repeats):
-    best = math.inf
-    for _ in range(repeats):
+class Timed:
+    """A recurrence that adds up the time spent in it."""
+
+    def __init__(self, recurrence):
+        self.recurrence, self.seconds = recurrence, 0.0
+
+    def __call__(self, *args):
         start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        result = self.recurrence(*args)
+        self.seconds += time.perf_counter() - start
+        return result
 
 
 def main():
@@ -99,7 +103,6 @@ def main():
     p.add_argument("--gate", choices=["scalar", "channel"], default="scalar")
     p.add_argument("--prefill", type=int, default=512, help="prefill tokens")
     p.add_argument("--decode", type=int, default=32, help="decode steps after the prefill")
-    p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args()
 
     torch.manual_seed(0)
@@ -111,31 +114,36 @@ def main():
         recurrences["ExecuTorch (torch.ops.llama)"] = executorch_op()
 
     def run(recurrence):
-        prefill_s, (y, state) = timed(lambda: layer(x[:, :args.prefill], state0, recurrence), args.repeats)
+        # Seconds in the layer and in its recurrence, prefill then per decode step.
+        prefill, decode = Timed(recurrence), Timed(recurrence)
+        layer(x[:, :args.prefill], state0, recurrence)  # compile and warm up
+        start = time.perf_counter()
+        y, state = layer(x[:, :args.prefill], state0, prefill)
+        prefill_layer = time.perf_counter() - start
         ys = [y]
         start = time.perf_counter()
         for t in range(args.prefill, args.prefill + args.decode):
-            y, state = layer(x[:, t:t + 1], state, recurrence)
+            y, state = layer(x[:, t:t + 1], state, decode)
             ys.append(y)
-        decode_s = (time.perf_counter() - start) / max(args.decode, 1)
-        return prefill_s, decode_s, torch.cat(ys, dim=1)
+        steps = max(args.decode, 1)
+        decode_layer = (time.perf_counter() - start) / steps
+        return (prefill.seconds, prefill_layer, decode.seconds / steps, decode_layer), torch.cat(ys, dim=1)
 
     print(f"layer: hidden {args.hidden}, {args.heads} heads of {args.head_dim}, {args.gate} decay; "
-          f"prefill {args.prefill} tokens, then {args.decode} decode steps; {torch.get_num_threads()} threads")
+          f"prefill {args.prefill} tokens, then {args.decode} decode steps; torch {torch.__version__}, "
+          f"{torch.get_num_threads()} thread(s)")
     if "ExecuTorch (torch.ops.llama)" not in recurrences:
         print("ExecuTorch's custom ops are not installed here: its column is left out")
-    results = {}
     with torch.no_grad():
-        for name, recurrence in recurrences.items():
-            results[name] = run(recurrence)
-    base = results["gdr (torch.ops.gdr)"]
-    print(f"{'recurrence':30} {'prefill (layer)':>16} {'decode step (layer)':>20}")
-    for name, (prefill_s, decode_s, _) in results.items():
-        print(f"{name:30} {prefill_s * 1e3:13.2f} ms {decode_s * 1e3:17.3f} ms"
-              f"   ({prefill_s / base[0]:.2f}x, {decode_s / base[1]:.2f}x of gdr)")
-    for name, (_, _, y) in results.items():
-        if y is not base[2]:
-            diff = (y - base[2]).abs().max().item() / (1 + base[2].abs().max().item())
+        results = {name: run(recurrence) for name, recurrence in recurrences.items()}
+    base, base_y = results["gdr (torch.ops.gdr)"]
+    print(f"{'recurrence':30} {'prefill: op':>12} {'(layer)':>10} {'decode step: op':>16} {'(layer)':>10}")
+    for name, (times, _) in results.items():
+        print(f"{name:30} {times[0] * 1e3:9.2f} ms {times[1] * 1e3:7.1f} ms {times[2] * 1e6:13.1f} us "
+              f"{times[3] * 1e3:7.2f} ms   op: {times[0] / base[0]:.2f}x, {times[2] / base[2]:.2f}x of gdr")
+    for name, (_, y) in results.items():
+        if y is not base_y:
+            diff = (y - base_y).abs().max().item() / (1 + base_y.abs().max().item())
             print(f"max |gdr - {name}| / (1 + max |gdr|) = {diff:.2e}")
 
 
