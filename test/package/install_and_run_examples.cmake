@@ -1,5 +1,5 @@
 # cmake -DBUILD_DIR=<gdr build> -DSOURCE_DIR=<gdr source> -DWORK_DIR=<folder>
-#       -DCXX=<compiler> -DLINKER_FLAGS=<flags> -DCACHE_DIR=<kernel cache>
+#       -DC=<compiler> -DCXX=<compiler> -DLINKER_FLAGS=<flags> -DCACHE_DIR=<kernel cache>
 #       -P install_and_run_examples.cmake
 # Installs the build into WORK_DIR/prefix (afresh), checks what was
 # installed, then configures docs/examples/jit and docs/examples/aot against
@@ -62,7 +62,7 @@ gdr_step("installed gdr-compile --version" COMMAND ${prefix}/bin/gdr-compile --v
 
 set(examples ${SOURCE_DIR}/docs/examples)
 set(configure_flags -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix}
-    -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
+    -DCMAKE_C_COMPILER=${C} -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
 foreach(example jit aot)
   set(build ${WORK_DIR}/${example})
   gdr_forget_configuration(${build})

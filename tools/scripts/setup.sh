@@ -6,10 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 packages=(
-  cmake ninja-build clang-14 lld-14 g++ llvm-14-dev llvm-14-tools
+  cmake ninja-build clang-14 lld-14 lld g++ llvm-14-dev llvm-14-tools
   libmlir-14-dev mlir-14-tools libhalide14-0-dev libpng-dev libjpeg-dev
   libgtest-dev zlib1g-dev libclang-rt-14-dev python3
   pkgconf  # the package tests read gdr.pc with pkg-config
+  # lld-14 has ld.lld-14 only; -fuse-ld=lld (what a GCC driver given our
+  # linker flags looks for) needs ld.lld, from the unversioned package.
   # The foreign-kernel tests (test/cross): aarch64 programs cross-built and
   # run under qemu-user (libc6-dev-arm64-cross comes with g++).
   g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user

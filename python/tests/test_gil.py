@@ -1,0 +1,54 @@
+"""The GIL is released while a kernel runs: this thread keeps running Python
+while another thread's call is in its kernel. It holds on a loaded machine
+too; test_threads.py measures the overlap of two calls, which needs two
+idle cores."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import gdr
+from contract import make_inputs
+
+NAMES = ("query", "key", "value", "decay", "beta", "initial_state")
+
+
+def longest_pause_during(call):
+    """The longest time this thread could not run Python while `call` ran on
+    another thread, as a fraction of the call's own time alone. Holding the
+    GIL through the kernel would pause this thread for about the whole call
+    (a fraction near 1); released, only the scheduler pauses it."""
+    call()  # compile (or load) the kernel first
+    start = time.perf_counter()
+    call()
+    alone = time.perf_counter() - start
+    other = threading.Thread(target=call)
+    ticks = [time.perf_counter()]
+    other.start()
+    while other.is_alive():
+        ticks.append(time.perf_counter())
+    other.join()
+    return max(b - a for a, b in zip(ticks, ticks[1:])) / alone
+
+
+@pytest.fixture
+def long_call_inputs(rng):
+    return make_inputs(rng, B=1, H=8, T=16384, K=64, V=64)  # tens of ms a call
+
+
+def test_numpy_call_releases_the_gil(long_call_inputs):
+    out = np.empty((1, 8, 16384, 64), dtype=np.float32)
+    pause = longest_pause_during(
+        lambda: gdr.gated_delta_rule(**long_call_inputs, out=out, route="recurrent", threads=1))
+    assert pause < 0.5, f"this thread was paused for {pause:.2f} of the other's call"
+
+
+def test_torch_op_releases_the_gil(long_call_inputs):
+    torch = pytest.importorskip("torch")
+    inputs = [torch.from_numpy(long_call_inputs[n]) for n in NAMES]
+    out, final_state = torch.empty(1, 8, 16384, 64), torch.empty(1, 8, 64, 64)
+    pause = longest_pause_during(
+        lambda: torch.ops.gdr.gated_delta_rule.out(*inputs, out=out, final_state_out=final_state))
+    assert pause < 0.5, f"this thread was paused for {pause:.2f} of the other's call"
