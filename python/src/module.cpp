@@ -139,7 +139,9 @@ Operand float_operand(const char* name, const py::object& o, bool written) {
     raise_value_error(std::string(name) + ": expected float32, got " + std::string(py::str(a.dtype())));
   if (written && !a.writeable()) raise_value_error(std::string(name) + ": the array is read-only");
   Operand op;
-  op.data = static_cast<float*>(a.mutable_data());  // read-only inputs are only read
+  // Read-only arrays may be inputs: gdr only reads those (mutable_data()
+  // would refuse them).
+  op.data = const_cast<float*>(static_cast<const float*>(a.data()));
   op.shape.assign(a.shape(), a.shape() + a.ndim());
   return op;
 }

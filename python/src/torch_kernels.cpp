@@ -62,8 +62,7 @@ gdr::ShapedCall shaped(const Inputs& in, const at::Tensor* out, const at::Tensor
   if (out) shapes.out = shape_of(*out);
   if (final_state) shapes.final_state = shape_of(*final_state);
   gdr::ShapedCall call;
-  const gdr::Status s = gdr::shape_call(
-      shapes, gdr::python::torch_op_argument, &call);
+  const gdr::Status s = gdr::shape_call(shapes, gdr::python::torch_op_argument, &call);
   TORCH_CHECK_VALUE(s.is_ok(), s.message());
   return call;
 }

@@ -134,6 +134,16 @@ def test_an_output_overlapping_an_input_is_refused(rng):
         gdr.gated_delta_rule(**arrays, final_state=arrays["initial_state"])
 
 
+def test_read_only_inputs_are_read(rng):
+    arrays = make_inputs(rng, B=1, H=2, T=4)
+    want = gdr.gated_delta_rule(**arrays)
+    for a in arrays.values():
+        a.flags.writeable = False
+    got = gdr.gated_delta_rule(**arrays)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
 def test_read_only_output_is_refused(rng):
     arrays = make_inputs(rng, B=1, H=2, T=4)
     out = np.zeros((1, 2, 4, 16), dtype=np.float32)
