@@ -7,10 +7,6 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))  # contract.py
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "serial: times threads; run alone (ctest RUN_SERIAL)")
-
-
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261201)

@@ -1,7 +1,7 @@
 """The GIL is released while a kernel runs: this thread keeps running Python
 while another thread's call is in its kernel. It holds on a loaded machine
-too; test_threads.py measures the overlap of two calls, which needs two
-idle cores."""
+too; python/benchmarks/two_threads.py measures the overlap of two calls,
+which needs two idle cores."""
 
 import threading
 import time
