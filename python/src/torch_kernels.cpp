@@ -67,8 +67,8 @@ gdr::ShapedCall shaped(const Inputs& in, const at::Tensor* out, const at::Tensor
   return call;
 }
 
-void run(const Inputs& in, const at::Tensor& out, const at::Tensor& final_state) {
-  gdr::Tensors t = shaped(in, &out, &final_state, false).tensors;
+// Runs the call `t` (shaped(), no pointers yet) on the tensors.
+void run(const Inputs& in, gdr::Tensors t, const at::Tensor& out, const at::Tensor& final_state) {
   t.query = in.query.data_ptr<float>(), t.key = in.key.data_ptr<float>(), t.value = in.value.data_ptr<float>();
   t.decay = in.decay.data_ptr<float>(), t.beta = in.beta.data_ptr<float>();
   t.initial_state = in.initial_state.data_ptr<float>();
@@ -96,10 +96,11 @@ std::tuple<at::Tensor, at::Tensor> gated_delta_rule(const at::Tensor& query, con
                                                     const at::Tensor& value, const at::Tensor& decay,
                                                     const at::Tensor& beta, const at::Tensor& initial_state) {
   const Inputs in{query, key, value, decay, beta, initial_state};
+  // Shaped once: the outputs are allocated from the shapes read here.
   const gdr::ShapedCall call = shaped(in, nullptr, nullptr, false);
   at::Tensor out = new_out(in, call);
   at::Tensor final_state = at::empty_like(initial_state);
-  run(in, out, final_state);
+  run(in, call.tensors, out, final_state);
   return {out, final_state};
 }
 
@@ -107,7 +108,8 @@ std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out(const at::Tensor& quer
                                                           const at::Tensor& value, const at::Tensor& decay,
                                                           const at::Tensor& beta, const at::Tensor& initial_state,
                                                           at::Tensor& out, at::Tensor& final_state_out) {
-  run({query, key, value, decay, beta, initial_state}, out, final_state_out);
+  const Inputs in{query, key, value, decay, beta, initial_state};
+  run(in, shaped(in, &out, &final_state_out, false).tensors, out, final_state_out);
   return {out, final_state_out};
 }
 
