@@ -23,17 +23,22 @@ OUT_SCHEMA = f"({_ARGS}, *, Tensor(a!) out, Tensor(b!) final_state_out) -> (Tens
 _NAMES = ("query", "key", "value", "decay", "beta", "initial_state", "out", "final_state_out")
 
 
-def _operand(name, t):
-    # The C++ API's checks come after these (shapes, overlaps): a tensor it
-    # can read is a float32, contiguous CPU one.
+def _check(name, t):
+    # What a tensor without data (fake, meta) can be checked for; the C++
+    # API's checks (shapes, overlaps) come after.
     if not isinstance(t, torch.Tensor):
         raise ValueError(f"{name}: expected a torch.Tensor, got {type(t).__name__}")
     if t.dtype != torch.float32:
         raise ValueError(f"{name}: expected float32, got {str(t.dtype).replace('torch.', '')}")
-    if not t.is_cpu:
-        raise ValueError(f"{name}: expected a CPU tensor, got device '{t.device}'")
     if not t.is_contiguous():
         raise ValueError(f"{name}: expected a contiguous tensor (.contiguous())")
+
+
+def _operand(name, t):
+    # A tensor the kernel can read: float32, contiguous, on the CPU.
+    _check(name, t)
+    if not t.is_cpu:
+        raise ValueError(f"{name}: expected a CPU tensor, got device '{t.device}'")
     return t.data_ptr(), t.shape
 
 
@@ -41,10 +46,7 @@ def _shapes(tensors):
     # (out, final_state_out) shapes, after the checks a tensor without data
     # allows: dtype, contiguity and the C++ API's shape rules and messages.
     for name, t in zip(_NAMES, tensors):
-        if t.dtype != torch.float32:
-            raise ValueError(f"{name}: expected float32, got {str(t.dtype).replace('torch.', '')}")
-        if not t.is_contiguous():
-            raise ValueError(f"{name}: expected a contiguous tensor (.contiguous())")
+        _check(name, t)
     return _gdr.torch_op_shapes([t.shape for t in tensors])
 
 
