@@ -1,0 +1,93 @@
+// Token-major calls on kernels that step token by token run every task over
+// one block of tokens at a time (runtime.cpp, kTokenMajorBlock): the same
+// bits as the head-major call, whose tasks run whole, across block
+// boundaries, varlen sequences ending in different blocks, slots, in place
+// and column parts.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "implementations.h"
+#include "route_tester.h"
+
+namespace gdr::test {
+namespace {
+
+class TokenBlocksTest : public ::testing::TestWithParam<Route> {
+ protected:
+  static void SetUpTestSuite() { ASSERT_TRUE(tools::install_all_routes()); }
+};
+
+// [B, heads, T, width] -> [B, T, heads, width], or back with `back`.
+std::vector<float> swap_heads_and_tokens(const std::vector<float>& x, int64_t B, int64_t heads,
+                                         int64_t T, int64_t width, bool back = false) {
+  std::vector<float> y(x.size());
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t i = 0; i < width; ++i) {
+          const int64_t head_major = ((b * heads + h) * T + t) * width + i;
+          const int64_t token_major = ((b * T + t) * heads + h) * width + i;
+          if (back)
+            y[head_major] = x[token_major];
+          else
+            y[token_major] = x[head_major];
+        }
+  return y;
+}
+
+TEST_P(TokenBlocksTest, TokenMajorEqualsHeadMajorBitForBit) {
+  const int64_t K = 24, V = 40;
+  for (int64_t H : {1, 3})  // H = 1 on 2 threads splits the head's columns
+    for (int64_t T : {1, 63, 64, 65, 200})
+      for (int threads : {1, 2}) {
+        const std::string what = "H=" + std::to_string(H) + " T=" + std::to_string(T) +
+                                 " threads=" + std::to_string(threads);
+        ProblemOptions o;
+        o.seed = uint64_t(T + H);
+        Problem head_major = make_problem(2, H, T, K, V, o);
+        Problem token_major = head_major;
+        token_major.form.layout = Layout::TokenMajor;
+        for (auto [x, width] : {std::pair{&token_major.query, K}, {&token_major.key, K},
+                                {&token_major.value, V}, {&token_major.decay, K}, {&token_major.beta, int64_t{1}}})
+          *x = swap_heads_and_tokens(*x, 2, H, T, width);
+        Options options;
+        options.route = GetParam();
+        options.threads = threads;
+        ASSERT_TRUE(run(head_major.tensors(), options)) << what;
+        ASSERT_TRUE(run(token_major.tensors(), options)) << what;
+        EXPECT_EQ(swap_heads_and_tokens(token_major.out, 2, H, T, V, /*back=*/true), head_major.out) << what;
+        EXPECT_EQ(token_major.final_state, head_major.final_state) << what;
+      }
+}
+
+// Sequences ending inside the first block, on a block's last token, one past
+// it, and several blocks on, with slots, zero starts and in place.
+TEST_P(TokenBlocksTest, VarlenSlotsAndInPlaceAcrossBlocksMatchFloat64) {
+  for (bool in_place : {false, true})
+    for (int threads : {1, 2}) {
+      ProblemOptions o;
+      o.form.layout = Layout::TokenMajor;
+      o.form.key_heads = 1;
+      o.form.decay = DecayKind::Scalar;
+      o.form.seqlens = {130, 0, 64, 1, 65, 200};
+      o.form.initial_state_indices = {5, -1, 1, 0, 2, 3};
+      o.form.final_state_indices = {5, 4, 1, 0, 2, 3};
+      o.form.initial_state_slots = o.form.final_state_slots = 6;
+      o.form.in_place = in_place;
+      o.seed = 9 + threads;
+      Problem p = make_problem(1, 2, 0, 24, 40, o);
+      Options options;
+      options.route = GetParam();
+      options.threads = threads;
+      expect_within_contract(p, options, std::string(in_place ? "in place" : "functional") +
+                                             " threads=" + std::to_string(threads));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, TokenBlocksTest, ::testing::Values(Route::Recurrent, Route::Auto),
+                         [](const auto& info) { return std::string(route_name(info.param)); });
+
+}  // namespace
+}  // namespace gdr::test
