@@ -1,6 +1,7 @@
 // Timing shared by gdr-bench and gdr-tune: implementations run one after
-// the other, repetition by repetition, so that drift of a shared machine
-// hits all of them equally; medians, not means.
+// the other, repetition by repetition, in shuffled order, so that drift of
+// a shared machine and the cache state a predecessor leaves hit all of them
+// equally; medians, not means.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,10 @@ struct TimingBudget {
 };
 
 // Calls run(i) once for every i in [0, n) (warm-up: caches, JIT, pages; not
-// counted), then repetitions of run(0), ..., run(n - 1) within `budget`.
+// counted), then repetitions within `budget`, each calling every run(i)
+// once in a shuffled order (fixed seed) that never runs one twice in a row,
+// so that each implementation follows each other one equally often on
+// average.
 // run(i) returns the nanoseconds it measured for one call (so it can leave
 // its own set-up out). `stop`, if given, is asked after the warm-up and after
 // each repetition: true ends the timing there (an implementation failed, say,
