@@ -51,8 +51,8 @@ const CompiledKernel& kernel_of(const Plan& p) {
 
 // The kernel `p` (planned for `route`) names for a call of t's sizes or, if
 // a tuned one does not compile, what `route` runs untuned (the plan of an
-// empty database: for auto, the recurrent default, not the route the tuned
-// plan had picked).
+// empty database: for auto, the default model's route, not the route the
+// tuned plan had picked).
 const CompiledKernel& planned_kernel(Route route, const Plan& p, const Tensors& t) {
   const CompiledKernel& compiled = kernel_of(p);
   if (compiled.status || !p.tuned) return compiled;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "gdr/compiler/kernel_spec.h"
 #include "gdr/compiler/plan.h"
@@ -417,6 +418,22 @@ TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
   const TuningDb only_chunked({record("cpu", 0, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)},
                               host("cpu"));
   EXPECT_EQ(plan(only_chunked, Route::Auto, {128, 128}, 512, 1).str().rfind("recurrent", 0), 0u);
+}
+
+// No record for either route: the measured default model (plan.cpp),
+// chunked from T = 64 at K = V = 256, recurrent elsewhere.
+TEST(TuningDbLookup, AutoWithoutRecordsTakesTheMeasuredDefaultRoute) {
+  const TuningDb empty;
+  EXPECT_EQ(plan(empty, Route::Auto, {256, 256}, 64, 1).str(), "chunked c16-w16 (default)");
+  EXPECT_EQ(plan(empty, Route::Auto, {256, 512}, 4096, 2).variant.route, Route::Chunked);
+  for (auto [K, V, T] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 63}, {256, 256, 1},
+                         {128, 256, 512}, {256, 128, 512}, {128, 128, 4096}})
+    EXPECT_EQ(plan(empty, Route::Auto, {K, V}, T, 1).variant.route, Route::Recurrent)
+        << "K=" << K << " V=" << V << " T=" << T;
+  // A record for either route replaces the model: recurrent's alone keeps it.
+  const TuningDb only_recurrent({record("cpu", 0, kUnboundedT, 1, Route::Recurrent, "w16-vt32-u1", 900, 256, 256)},
+                                host("cpu"));
+  EXPECT_EQ(plan(only_recurrent, Route::Auto, {256, 256}, 512, 1).str(), "recurrent w16-vt32-u1-p0 (tuned)");
 }
 
 }  // namespace
