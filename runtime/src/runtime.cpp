@@ -122,6 +122,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   const int64_t scratch_floats = kernel.scratch_floats ? kernel.scratch_floats(t.T, t.K, t.V) : 0;
 
   std::atomic<int32_t> failure{0};
+  std::mutex message_mutex;
+  std::string message;  // the first failed task's, if its kernel keeps one
   const bool ran = pool.parallel_for(heads * parts, threads, scratch_floats,
                                      [&](int64_t task, int, float* scratch) {
     gdr_kernel_args a = tasks.args(task / parts);
@@ -132,7 +134,11 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
       a.scratch = scratch;
       a.scratch_floats = scratch_floats;
     }
-    if (int32_t code = kernel.fn(&a); code != 0) failure.store(code);
+    if (int32_t code = kernel.fn(&a); code != 0) {
+      failure.store(code);
+      std::lock_guard<std::mutex> lock(message_mutex);
+      if (message.empty() && kernel.error_message) message = kernel.error_message();
+    }
   });
   // Scratch is reserved before any task runs, so this failure writes nothing.
   if (!ran)
@@ -140,7 +146,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
                          std::to_string(scratch_floats) + " floats of scratch per worker");
   // A kernel refuses only arguments the runtime should have caught: a bug.
   if (int32_t code = failure.load(); code != 0)
-    return Status::error("kernel " + kernel.name + " failed with code " + std::to_string(code));
+    return Status::error("kernel " + kernel.name + " failed with code " + std::to_string(code) +
+                         (message.empty() ? "" : ": " + message));
   return Status::ok();
 }
 

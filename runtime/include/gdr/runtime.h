@@ -46,6 +46,9 @@ struct Kernel {
   std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats;
   std::optional<DecayKind> decay_kind;  // the decay it reads; none: either
   int64_t readouts = 0;                 // queries per state head it reads out; 0: any
+  // The calling thread's message for its last failed call of fn, if the
+  // kernel keeps one (chunked kernels: Halide's errors); null: none.
+  const char* (*error_message)() = nullptr;
 };
 
 // A kernel of any K, V, decay kind and readouts that runs `fn`;
