@@ -70,6 +70,28 @@ TEST(ChunkedAccuracy, ProductionShapeEveryChunkSize) {
   }
 }
 
+// Grouped readout at every chunk size (from 32 the pairs across sub-blocks
+// have their own product): R = 2 and 3 queries per state head over T around
+// the chunk boundaries, token-major and scalar decay too, two threads
+// splitting V = 40 into column parts.
+TEST(ChunkedGroupedReadout, MatchesFloat64AtEveryChunkSize) {
+  for (int c : schedules::kChunkSizes)
+    for (int64_t R : {2, 3}) {
+      const Options o = use_chunked(ChunkedSpec{24, 40, Schedule{c, 16}}, 2);
+      for (int64_t T : {int64_t{1}, int64_t{c + 1}, int64_t{3 * c + 5}}) {
+        ProblemOptions po{DecayRegime::Uniform, BetaRegime::Uniform, true, uint64_t(T + R)};
+        po.form.query_heads = 2 * R;  // H = 2
+        if (R == 3) {
+          po.form.layout = Layout::TokenMajor;
+          po.form.decay = DecayKind::Scalar;
+        }
+        Problem p = make_problem(2, 2, T, 24, 40, po);
+        expect_within_contract(p, o, "c" + std::to_string(c) + " R=" + std::to_string(R) + " T=" +
+                                         std::to_string(T));
+      }
+    }
+}
+
 // ---- edge cases at the default schedule ----------------------------------
 
 struct EdgeCase {
