@@ -7,7 +7,9 @@
 
 // Defined by the Halide runtime object an AOT program links; absent (null)
 // in the JIT process, whose Halide runtimes gdr's compiler configures.
+extern "C" void halide_default_error(void* user_context, const char* message);
 #pragma weak halide_set_error_handler
+#pragma weak halide_default_error
 
 namespace gdr {
 namespace {
@@ -18,10 +20,13 @@ thread_local char t_error[1024];
 
 void record_error(const char* message) { std::snprintf(t_error, sizeof t_error, "%s", message); }
 
-// What an AOT program's Halide runtime reports through; installed once, on
-// the first chunked call (replacing the default handler, which aborts).
+// What an AOT program's Halide runtime reports through, installed on the
+// first chunked call in place of the default handler (which aborts); a
+// handler the program set itself stays.
 bool install_error_handler() {
-  if (&halide_set_error_handler) halide_set_error_handler(&halide_chunked_error_handler);
+  if (!&halide_set_error_handler || !&halide_default_error) return false;
+  halide_error_handler_t previous = halide_set_error_handler(&halide_chunked_error_handler);
+  if (previous != &halide_default_error) halide_set_error_handler(previous);
   return true;
 }
 

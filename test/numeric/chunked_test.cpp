@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "chunked_route.h"
+#include "gdr/halide_chunked_abi.h"
 
 namespace gdr::test {
 namespace {
@@ -90,6 +92,31 @@ TEST(ChunkedGroupedReadout, MatchesFloat64AtEveryChunkSize) {
                                          std::to_string(T));
       }
     }
+}
+
+// A Halide error inside a chunked kernel (a buffer constraint the runtime's
+// validate() never lets through: rows of 16 channels for a K = 24 kernel,
+// past execute()'s K check) is the kernel's nonzero code with a message, and
+// through execute() a Status: never the Halide runtime's default abort. For
+// the cached kernels (the process JIT's Halide runtime) and Adams2019's
+// (Halide's own JIT runtime).
+TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
+  const std::string expected = "beyond the max (15) in dimension 0";
+  for (compiler::Scheduler scheduler : {compiler::Scheduler::Hand, compiler::Scheduler::Adams2019}) {
+    const compiler::CompiledKernel& c =
+        compiler::compile_chunked(ChunkedSpec{24, 40, schedules::default_schedule(), scheduler});
+    ASSERT_TRUE(c.status) << c.status.message();
+    Problem p = make_problem(1, 1, 10, 16, 40);
+    gdr_kernel_args a = single_head_args(p.tensors());
+    EXPECT_NE(c.kernel.fn(&a), 0);
+    EXPECT_NE(std::string(halide_chunked_error()).find(expected), std::string::npos) << halide_chunked_error();
+    Kernel any_k = c.kernel;
+    any_k.K = 0;
+    const Status s = execute(any_k, p.tensors(), Options{});
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("failed with code"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(expected), std::string::npos) << s.message();
+  }
 }
 
 // ---- edge cases at the default schedule ----------------------------------

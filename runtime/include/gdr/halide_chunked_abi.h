@@ -29,10 +29,11 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
 
 // Halide runtime errors (a buffer constraint violated: only arguments the
 // runtime's validate() would refuse) must not abort the process. gdr installs
-// this error handler in every Halide runtime its chunked kernels use (the
-// JIT's, and an AOT program's on its first chunked call, replacing any other):
-// it records the message for the calling thread and returns, so the pipeline
-// returns its nonzero error code.
+// this error handler in every Halide runtime its chunked kernels use: the
+// JIT's, and an AOT program's on its first chunked call in place of Halide's
+// default handler (a handler the program set itself stays). It records the
+// message for the calling thread and returns, so the pipeline returns its
+// nonzero error code.
 void halide_chunked_error_handler(void* user_context, const char* message);
 
 // The calling thread's message from its last chunked kernel call that
