@@ -81,7 +81,8 @@ TEST(ChunkedGroupedReadout, MatchesFloat64AtEveryChunkSize) {
     for (int64_t R : {2, 3}) {
       const Options o = use_chunked(ChunkedSpec{24, 40, Schedule{c, 16}}, 2);
       for (int64_t T : {int64_t{1}, int64_t{c + 1}, int64_t{3 * c + 5}}) {
-        ProblemOptions po{DecayRegime::Uniform, BetaRegime::Uniform, true, uint64_t(T + R)};
+        ProblemOptions po;
+        po.seed = uint64_t(T + R);
         po.form.query_heads = 2 * R;  // H = 2
         if (R == 3) {
           po.form.layout = Layout::TokenMajor;
