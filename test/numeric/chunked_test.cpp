@@ -118,6 +118,21 @@ TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
     EXPECT_NE(s.message().find("failed with code"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find(expected), std::string::npos) << s.message();
   }
+  // Another kernel fact, the readouts: two queries for a kernel of one is
+  // refused by the readout extent of the query and out buffers: a code and a
+  // message.
+  const compiler::CompiledKernel& one = compiler::compile_chunked(24, 40, schedules::default_schedule());
+  ASSERT_TRUE(one.status) << one.status.message();
+  ProblemOptions two_readouts;
+  two_readouts.form.query_heads = 2;
+  Problem p = make_problem(1, 1, 10, 24, 40, two_readouts);
+  gdr_kernel_args a = single_head_args(p.tensors());
+  a.readouts = 2;
+  a.query_readout_stride = 10 * 24;
+  a.out_readout_stride = 10 * 40;
+  EXPECT_NE(one.kernel.fn(&a), 0);
+  EXPECT_NE(std::string(halide_chunked_error()).find(".extent.2 (2) == 1 (1)"), std::string::npos)
+      << halide_chunked_error();
 }
 
 // ---- edge cases at the default schedule ----------------------------------
