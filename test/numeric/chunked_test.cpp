@@ -133,6 +133,17 @@ TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
   EXPECT_NE(one.kernel.fn(&a), 0);
   EXPECT_NE(std::string(halide_chunked_error()).find(".extent.2 (2) == 1 (1)"), std::string::npos)
       << halide_chunked_error();
+  // Halide's strides are int32: a readout stride past them is code 3 (head-
+  // major, T·K > 2^31 - 1), never a wrapped stride.
+  ChunkedSpec readouts2{24, 40, schedules::default_schedule()};
+  readouts2.readouts = 2;
+  const compiler::CompiledKernel& two = compiler::compile_chunked(readouts2);
+  ASSERT_TRUE(two.status) << two.status.message();
+  a.query_readout_stride = int64_t{1} << 31;
+  EXPECT_EQ(two.kernel.fn(&a), 3);
+  EXPECT_NE(std::string(halide_chunked_error()).find("readout stride"), std::string::npos);
+  a.query_readout_stride = 10 * 24;
+  EXPECT_EQ(two.kernel.fn(&a), 0);
 }
 
 // ---- edge cases at the default schedule ----------------------------------
