@@ -85,7 +85,10 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
   g.x(r, i, e) = select(e == 0, g.k(r, i), g.q(r, i, max(e - 1, 0)));
   g.k_t(j, r) = g.k(r, j);
   g.diag(jl, il, bI, e) = 0.f;
-  g.diag(jl, il, bI, e) += g.x(rk, bI * SB + il, e) * (g.k_t(bI * SB + jl, rk) * g.pair_decay(jl, rk, il, bI));
+  {
+    Expr t = g.k_t(bI * SB + jl, rk) * g.pair_decay(jl, rk, il, bI);
+    g.diag(jl, il, bI, e) += g.x(rk, bI * SB + il, e) * t;
+  }
 
   // Pairs across sub-blocks, anchored at the last row of j's sub-block J:
   // (x_i * prod d(start(I)..i) * mid(I, J)) . (k_j * prod d(j+1..end(J))).
@@ -94,16 +97,16 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
   g.off(j, i, e) = 0.f;
   g.off(j, i, e) += g.xf(rk, i, j / SB, e) * g.kb_t(j, rk);
 
-  // x_i.k_j decay(j, i) for the pair (j, i) of row kind `row`. A chunk of one
-  // sub-block has no pairs across sub-blocks.
-  auto pair = [&](Expr row) {
-    Expr inside = g.diag(j % SB, i % SB, i / SB, row);
+  // x_i.k_j decay(j, i) for the pair (j, i) of row kind `kind`. A chunk of
+  // one sub-block has no pairs across sub-blocks.
+  auto pair = [&](Expr kind) {
+    Expr inside = g.diag(j % SB, i % SB, i / SB, kind);
     if (n == 1) return inside;
     // Rows of the first sub-block and columns of the last never cross
     // sub-blocks below the diagonal: the clamps keep them out of off's
     // region without changing any value used.
     Expr jc = min(j, C - SB - 1), ic = max(i, SB);
-    Expr across = g.off(jc, ic, row);
+    Expr across = g.off(jc, ic, kind);
     return select(j / SB == i / SB, inside, across);
   };
   g.a(j, i) = select(j >= i, 0.f, g.b(i) * pair(0));
