@@ -53,6 +53,18 @@ void copy_columns(const float* from, float* to, int64_t rows, int64_t V, int64_t
     std::memmove(to + r * V + v0, from + r * V + v0, width * sizeof(float));
 }
 
+// Prefetches `rows` rows of `row` floats, `stride` apart, from `base` (for
+// writing if kWrite): every 2 KiB of contiguous rows, else each row's start.
+template <int kWrite>
+void touch(const float* base, int64_t rows, int64_t stride, int64_t row) {
+  const char* p = reinterpret_cast<const char*>(base);
+  if (stride == row) {
+    for (int64_t b = 0; b < rows * row * 4; b += 2048) __builtin_prefetch(p + b, kWrite, 3);
+  } else {
+    for (int64_t t = 0; t < rows; ++t) __builtin_prefetch(p + t * stride * 4, kWrite, 3);
+  }
+}
+
 }  // namespace
 
 void halide_chunked_error_handler(void* /*user_context*/, const char* message) { record_error(message); }
@@ -125,26 +137,15 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
     // 1 thread: 89.2 ms without, 87.1 ms with the inputs, 85.1 ms with the
     // output too. Token-major rows are not contiguous: the first bytes of
     // each next row then.
+    // Every readout's query and out rows (a readout stride apart).
     if (n + 1 < chunks) {
       const int64_t Ln = std::min(chunk, T - t0 - L);
-      const float* next[4] = {query + L * a->query_token_stride, key + L * a->key_token_stride,
-                              decay + L * a->decay_token_stride, value + L * a->value_token_stride};
-      const int64_t stride[4] = {a->query_token_stride, a->key_token_stride,
-                                 scalar_decay ? 0 : a->decay_token_stride, a->value_token_stride};
-      const int64_t row[4] = {K, K, scalar_decay ? 0 : K, V};
-      for (int p = 0; p < 4; ++p) {
-        const char* base = reinterpret_cast<const char*>(next[p]);
-        if (stride[p] == row[p]) {
-          for (int64_t b = 0; b < Ln * row[p] * 4; b += 2048) __builtin_prefetch(base + b, 0, 3);
-        } else {
-          for (int64_t t = 0; t < Ln && row[p]; ++t) __builtin_prefetch(base + t * stride[p] * 4, 0, 3);
-        }
-      }
-      const char* next_out = reinterpret_cast<const char*>(out + L * a->out_token_stride + v0);
-      if (a->out_token_stride == V) {
-        for (int64_t b = 0; b < Ln * V * 4; b += 2048) __builtin_prefetch(next_out + b, 1, 3);
-      } else {
-        for (int64_t t = 0; t < Ln; ++t) __builtin_prefetch(next_out + t * a->out_token_stride * 4, 1, 3);
+      touch<0>(key + L * a->key_token_stride, Ln, a->key_token_stride, K);
+      if (!scalar_decay) touch<0>(decay + L * a->decay_token_stride, Ln, a->decay_token_stride, K);
+      touch<0>(value + L * a->value_token_stride, Ln, a->value_token_stride, V);
+      for (int32_t g = 0; g < R; ++g) {
+        touch<0>(query + g * query_readout + L * a->query_token_stride, Ln, a->query_token_stride, K);
+        touch<1>(out + g * out_readout + L * a->out_token_stride + v0, Ln, a->out_token_stride, V);
       }
     }
     if (int err = fn(&q.buf, &k.buf, &v.buf, &d.buf, &beta.buf, &s_in.buf, &o.buf, &s_out.buf))
