@@ -59,7 +59,13 @@ Status load_halide_runtime(const Halide::Target& target) {
             object);
       },
       [](const std::vector<char>& object) {
-        return jit_add_library(kRuntimeLibrary, object, "halide_malloc");
+        // Its errors are recorded and returned, never an abort.
+        void* set_handler = nullptr;
+        Status s = jit_add_library(kRuntimeLibrary, object, "halide_set_error_handler", &set_handler);
+        if (s && set_handler)
+          reinterpret_cast<halide_error_handler_t (*)(halide_error_handler_t)>(set_handler)(
+              &halide_chunked_error_handler);
+        return s;
       },
       "the Halide runtime");
   loaded = s.is_ok();
@@ -72,6 +78,16 @@ Status load_halide_runtime(const Halide::Target& target) {
 // on the plugin and its weights, which no key could name.
 Status halide_jit_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
   const auto start = std::chrono::steady_clock::now();
+  // Errors of the shared JIT runtime (its kernels get no user context) are
+  // recorded and returned, never an abort.
+  static std::once_flag handlers_once;
+  std::call_once(handlers_once, [] {
+    Halide::JITHandlers handlers;
+    handlers.custom_error = [](Halide::JITUserContext*, const char* message) {
+      halide_chunked_error_handler(nullptr, message);
+    };
+    Halide::Internal::JITSharedRuntime::set_default_handlers(handlers);
+  });
   Halide::Target target = Halide::get_host_target().with_feature(Halide::Target::JIT);
   if (spec.profile) target = target.with_feature(Halide::Target::Profile);
   schedules::ChunkedAlgorithm alg;
@@ -150,7 +166,8 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
                          : 0;
     k.scratch_floats = halide_chunked_scratch_floats;
     k.decay_kind = spec.decay;
-    k.readouts = 1;
+    k.readouts = spec.readouts;
+    k.error_message = halide_chunked_error;
   } catch (const Halide::Error& e) {
     return {Status::error(std::string("Halide failed to compile ") + spec.variant().name() +
                           ": " + e.what()),

@@ -12,12 +12,13 @@ Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
   if (spec.K <= 0 || spec.V <= 0 || spec.K > kMaxHeadSize || spec.V > kMaxHeadSize)
     return Status::error("chunked kernel: K and V must be in [1, 2^20], got K=" +
                          std::to_string(spec.K) + ", V=" + std::to_string(spec.V));
-  if (spec.readouts != 1)
-    return Status::error("chunked kernel: grouped readout (" + std::to_string(spec.readouts) +
-                         " query heads per state head) is not built for the chunked route; the "
-                         "recurrent route runs it");
+  using mlir::gdr::kMaxReadouts;
+  if (spec.readouts < 1 || spec.readouts > kMaxReadouts)
+    return Status::error("chunked kernel: readouts must be in [1, " + std::to_string(kMaxReadouts) +
+                         "], got " + std::to_string(spec.readouts));
   schedules::define_chunked_algorithm(alg, static_cast<int>(spec.K), static_cast<int>(spec.V),
-                                      spec.schedule.chunk, spec.decay == DecayKind::Scalar);
+                                      spec.schedule.chunk, spec.decay == DecayKind::Scalar,
+                                      static_cast<int>(spec.readouts));
   if (spec.scheduler == Scheduler::Hand) {
     schedules::apply_hand_schedule(alg, spec.schedule);
     return Status::ok();

@@ -49,7 +49,7 @@ std::string object_dylib_name(int64_t i) { return "gdr_object_" + std::to_string
 }  // namespace
 
 Status jit_add_library(const std::string& library, const std::vector<char>& object,
-                       const std::string& probe_symbol) {
+                       const std::string& probe_symbol, void** probe_address) {
   std::lock_guard<std::mutex> lock(jit_mutex());
   std::string error;
   llvm::orc::LLJIT* j = jit(&error);
@@ -65,7 +65,11 @@ Status jit_add_library(const std::string& library, const std::vector<char>& obje
     llvm::Error e = j->addObjectFile(*dylib, std::move(buffer));
     // The lookup links the object now, so a bad one fails here, not at the
     // first kernel that calls into it.
-    if (!e) e = j->lookup(*dylib, probe_symbol).takeError();
+    if (!e) {
+      auto symbol = j->lookup(*dylib, probe_symbol);
+      if (symbol && probe_address) *probe_address = reinterpret_cast<void*>(symbol->getAddress());
+      e = symbol.takeError();
+    }
     if (e) status = Status::error("JIT cannot load " + library + ": " + llvm::toString(std::move(e)));
   }
   // A failed library is removed so that a later call can try again.

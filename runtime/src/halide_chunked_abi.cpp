@@ -1,20 +1,45 @@
 #include "gdr/halide_chunked_abi.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+
+// Defined by the Halide runtime object an AOT program links; absent (null)
+// in the JIT process, whose Halide runtimes gdr's compiler configures.
+extern "C" void halide_default_error(void* user_context, const char* message);
+#pragma weak halide_set_error_handler
+#pragma weak halide_default_error
 
 namespace gdr {
 namespace {
 
-// A float buffer of up to two dimensions, dense along the first; `host`
+// The calling thread's last message from a Halide runtime (a chunked
+// pipeline runs on the thread that calls it).
+thread_local char t_error[1024];
+
+void record_error(const char* message) { std::snprintf(t_error, sizeof t_error, "%s", message); }
+
+// What an AOT program's Halide runtime reports through, installed on the
+// first chunked call in place of the default handler (which aborts); a
+// handler the program set itself stays.
+bool install_error_handler() {
+  if (!&halide_set_error_handler || !&halide_default_error) return false;
+  halide_error_handler_t previous = halide_set_error_handler(&halide_chunked_error_handler);
+  if (previous != &halide_default_error) halide_set_error_handler(previous);
+  return true;
+}
+
+// A float buffer of up to three dimensions, dense along the first; `host`
 // points at the element at the mins, as Halide expects.
 struct View {
-  halide_dimension_t dim[2];
+  halide_dimension_t dim[3];
   halide_buffer_t buf{};  // every field zero (no device, no flags)
   View(const float* host, int dims, int32_t min0, int32_t extent0, int32_t extent1,
-       int64_t stride1) {
+       int64_t stride1, int32_t extent2 = 1, int64_t stride2 = 0) {
     dim[0] = halide_dimension_t(min0, extent0, 1);
     dim[1] = halide_dimension_t(0, extent1, static_cast<int32_t>(stride1));
+    dim[2] = halide_dimension_t(0, extent2, static_cast<int32_t>(stride2));
     buf.host = reinterpret_cast<uint8_t*>(const_cast<float*>(host));
     buf.type = halide_type_t(halide_type_float, 32);
     buf.dimensions = dims;
@@ -28,9 +53,28 @@ void copy_columns(const float* from, float* to, int64_t rows, int64_t V, int64_t
     std::memmove(to + r * V + v0, from + r * V + v0, width * sizeof(float));
 }
 
+// Prefetches `rows` rows of `row` floats, `stride` apart, from `base` (for
+// writing if kWrite): every 2 KiB of contiguous rows, else each row's start.
+template <int kWrite>
+void touch(const float* base, int64_t rows, int64_t stride, int64_t row) {
+  const char* p = reinterpret_cast<const char*>(base);
+  if (stride == row) {
+    for (int64_t b = 0; b < rows * row * 4; b += 2048) __builtin_prefetch(p + b, kWrite, 3);
+  } else {
+    for (int64_t t = 0; t < rows; ++t) __builtin_prefetch(p + t * stride * 4, kWrite, 3);
+  }
+}
+
 }  // namespace
 
+void halide_chunked_error_handler(void* /*user_context*/, const char* message) { record_error(message); }
+
+const char* halide_chunked_error() { return t_error; }
+
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk) {
+  static const bool handler_installed = install_error_handler();
+  (void)handler_installed;
+  t_error[0] = '\0';
   const int64_t T = a->T, K = a->K, V = a->V, v0 = a->v_begin, width = a->v_end - a->v_begin;
   const int64_t chunks = (T + chunk - 1) / chunk;
   const bool scalar_decay = a->decay_kind == GDR_DECAY_SCALAR;
@@ -44,7 +88,16 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
   if ((chunks > 1 || copy_first) &&
       (!a->scratch || a->scratch_floats < halide_chunked_scratch_floats(T, K, V)))
     return 2;
-  if (a->readouts != 1) return 1;  // the pipeline reads one query per state head
+  // Query and out: readout g of the state head at + g * <tensor>_readout_stride.
+  // One readout's stride is never used (head-major it is T·K, which may
+  // exceed int32): 0 then.
+  const int32_t R = static_cast<int32_t>(a->readouts);
+  const int64_t query_readout = R > 1 ? a->query_readout_stride : 0;
+  const int64_t out_readout = R > 1 ? a->out_readout_stride : 0;
+  if (std::max(query_readout, out_readout) > INT32_MAX) {
+    record_error("chunked kernel: a readout stride exceeds Halide's 2^31 - 1 elements");
+    return 3;
+  }
   const float* s0 = a->initial_state;
   float* final_state = a->final_state;
   if (chunks == 0) {
@@ -65,11 +118,13 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
     const float* decay = a->decay + t0 * a->decay_token_stride;
     const float* value = a->value + t0 * a->value_token_stride;
     float* out = a->out + t0 * a->out_token_stride;
-    View q(query, 2, 0, K, L, a->query_token_stride), k(key, 2, 0, K, L, a->key_token_stride),
+    View q(query, 3, 0, K, L, a->query_token_stride, R, query_readout),
+        k(key, 2, 0, K, L, a->key_token_stride),
         d = scalar_decay ? View(decay, 1, 0, L, 1, 0) : View(decay, 2, 0, K, L, a->decay_token_stride),
         v(value, 2, 0, V, L, a->value_token_stride),
         beta(a->beta + t0 * a->beta_token_stride, 1, 0, L, 1, 0), s_in(state_in, 2, 0, V, K, V),
-        o(out + v0, 2, v0, width, L, a->out_token_stride), s_out(state_out + v0, 2, v0, width, K, V);
+        o(out + v0, 3, v0, width, L, a->out_token_stride, R, out_readout),
+        s_out(state_out + v0, 2, v0, width, K, V);
     if (scalar_decay) d.dim[0].stride = static_cast<int32_t>(a->decay_token_stride);
     beta.dim[0].stride = static_cast<int32_t>(a->beta_token_stride);
     // Touch the next chunk's inputs every half page before this chunk runs:
@@ -82,26 +137,15 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
     // 1 thread: 89.2 ms without, 87.1 ms with the inputs, 85.1 ms with the
     // output too. Token-major rows are not contiguous: the first bytes of
     // each next row then.
+    // Every readout's query and out rows (a readout stride apart).
     if (n + 1 < chunks) {
       const int64_t Ln = std::min(chunk, T - t0 - L);
-      const float* next[4] = {query + L * a->query_token_stride, key + L * a->key_token_stride,
-                              decay + L * a->decay_token_stride, value + L * a->value_token_stride};
-      const int64_t stride[4] = {a->query_token_stride, a->key_token_stride,
-                                 scalar_decay ? 0 : a->decay_token_stride, a->value_token_stride};
-      const int64_t row[4] = {K, K, scalar_decay ? 0 : K, V};
-      for (int p = 0; p < 4; ++p) {
-        const char* base = reinterpret_cast<const char*>(next[p]);
-        if (stride[p] == row[p]) {
-          for (int64_t b = 0; b < Ln * row[p] * 4; b += 2048) __builtin_prefetch(base + b, 0, 3);
-        } else {
-          for (int64_t t = 0; t < Ln && row[p]; ++t) __builtin_prefetch(base + t * stride[p] * 4, 0, 3);
-        }
-      }
-      const char* next_out = reinterpret_cast<const char*>(out + L * a->out_token_stride + v0);
-      if (a->out_token_stride == V) {
-        for (int64_t b = 0; b < Ln * V * 4; b += 2048) __builtin_prefetch(next_out + b, 1, 3);
-      } else {
-        for (int64_t t = 0; t < Ln; ++t) __builtin_prefetch(next_out + t * a->out_token_stride * 4, 1, 3);
+      touch<0>(key + L * a->key_token_stride, Ln, a->key_token_stride, K);
+      if (!scalar_decay) touch<0>(decay + L * a->decay_token_stride, Ln, a->decay_token_stride, K);
+      touch<0>(value + L * a->value_token_stride, Ln, a->value_token_stride, V);
+      for (int32_t g = 0; g < R; ++g) {
+        touch<0>(query + g * query_readout + L * a->query_token_stride, Ln, a->query_token_stride, K);
+        touch<1>(out + g * out_readout + L * a->out_token_stride + v0, Ln, a->out_token_stride, V);
       }
     }
     if (int err = fn(&q.buf, &k.buf, &v.buf, &d.buf, &beta.buf, &s_in.buf, &o.buf, &s_out.buf))
@@ -112,6 +156,8 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
 }
 
 }  // namespace gdr
+
+extern "C" const char* gdr_halide_chunked_error() { return gdr::halide_chunked_error(); }
 
 extern "C" int32_t gdr_halide_chunked_entry(const gdr_kernel_args* a, gdr::HalideChunkedFn fn,
                                             int64_t chunk) {

@@ -68,6 +68,8 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
     return fail("kernel '" + symbol + "' uses " + std::to_string(facts.vector_bits) +
                 "-bit vectors, which this CPU does not run (build it for this CPU)");
   *kernel = kernel_from_info(symbol, fn, facts);
+  // A chunked library's bridge keeps its Halide errors' messages.
+  kernel->error_message = reinterpret_cast<const char* (*)()>(dlsym(library, "gdr_halide_chunked_error"));
   return Status::ok();
 }
 

@@ -136,6 +136,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   const int64_t blocks = block > 0 ? std::max<int64_t>(1, (tasks.longest_sequence() + block - 1) / block) : 1;
 
   std::atomic<int32_t> failure{0};
+  std::mutex message_mutex;
+  std::string message;  // the first failed task's, if its kernel keeps one
   bool ran = true;
   for (int64_t b = 0; b < blocks && ran && failure.load() == 0; ++b) {
     const int64_t first = b * block;  // tokens [first, first + block) of every task, or all
@@ -149,7 +151,11 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
         a.scratch = scratch;
         a.scratch_floats = scratch_floats;
       }
-      if (int32_t code = kernel.fn(&a); code != 0) failure.store(code);
+      if (int32_t code = kernel.fn(&a); code != 0) {
+        failure.store(code);
+        std::lock_guard<std::mutex> lock(message_mutex);
+        if (message.empty() && kernel.error_message) message = kernel.error_message();
+      }
     });
   }
   // Scratch is reserved before any task runs, so this failure writes nothing.
@@ -158,7 +164,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
                          std::to_string(scratch_floats) + " floats of scratch per worker");
   // A kernel refuses only arguments the runtime should have caught: a bug.
   if (int32_t code = failure.load(); code != 0)
-    return Status::error("kernel " + kernel.name + " failed with code " + std::to_string(code));
+    return Status::error("kernel " + kernel.name + " failed with code " + std::to_string(code) +
+                         (message.empty() ? "" : ": " + message));
   return Status::ok();
 }
 

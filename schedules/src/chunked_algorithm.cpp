@@ -4,14 +4,16 @@ namespace gdr::schedules {
 
 using namespace Halide;
 
-void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool scalar_decay) {
+void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool scalar_decay, int R) {
   g.K = K;
   g.V = V;
   g.C = C;
+  g.R = R;
   g.scalar_decay = scalar_decay;
   if (scalar_decay) g.decay = ImageParam(Float(32), 1, "decay");
   const int SB = kSubBlock, n = C / SB;  // n sub-blocks per chunk
   Var r = g.r, v = g.v, i = g.i, j = g.j, jl = g.jl, il = g.il, bI = g.bI, bJ = g.bJ;
+  Var gr = g.g, e = g.e;
 
   // Layout the caller promises (see halide_chunked_abi.h): dense rows, any
   // token stride (head-major rows are K or V apart, token-major rows H·K).
@@ -19,6 +21,7 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
   g.key.dim(0).set_bounds(0, K).set_stride(1);
   g.value.dim(0).set_bounds(0, V).set_stride(1);
   g.query.dim(1).set_min(0);
+  g.query.dim(2).set_bounds(0, R);  // readouts, any stride
   g.key.dim(1).set_min(0);
   g.value.dim(1).set_min(0);
   // Per-token scalars are H apart in token-major tensors: no stride-1 rule.
@@ -37,7 +40,7 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
   Expr L = g.key.dim(1).extent();
   auto row = [&](Expr t) { return clamp(t, 0, L - 1); };
   g.k(r, i) = select(i < L, g.key(r, row(i)), 0.f);
-  g.q(r, i) = select(i < L, g.query(r, row(i)), 0.f);
+  g.q(r, i, gr) = select(i < L, g.query(r, row(i), gr), 0.f);
   g.d(r, i) = select(i < L, scalar_decay ? g.decay(row(i)) : g.decay(r, row(i)), 1.f);
   g.b(i) = select(i < L, g.beta(row(i)), 0.f);
   g.vb(v, i) = select(i < L, g.beta(row(i)) * g.value(v, row(i)), 0.f);
@@ -77,36 +80,37 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
   g.rc = RDom(0, C, "rc");
   RVar rk = g.rk.x, rc = g.rc.x;
 
+  // Every pair product is taken with the key (e = 0, for the WY matrix a)
+  // and with each query (e = 1 + g, for the readouts' aqk) at once.
+  g.x(r, i, e) = select(e == 0, g.k(r, i), g.q(r, i, max(e - 1, 0)));
   g.k_t(j, r) = g.k(r, j);
-  g.diag(jl, il, bI) = Tuple(0.f, 0.f);
+  g.diag(jl, il, bI, e) = 0.f;
   {
     Expr t = g.k_t(bI * SB + jl, rk) * g.pair_decay(jl, rk, il, bI);
-    g.diag(jl, il, bI) = Tuple(g.diag(jl, il, bI)[0] + g.k(rk, bI * SB + il) * t,
-                               g.diag(jl, il, bI)[1] + g.q(rk, bI * SB + il) * t);
+    g.diag(jl, il, bI, e) += g.x(rk, bI * SB + il, e) * t;
   }
 
   // Pairs across sub-blocks, anchored at the last row of j's sub-block J:
   // (x_i * prod d(start(I)..i) * mid(I, J)) . (k_j * prod d(j+1..end(J))).
   g.kb_t(j, r) = g.k(r, j) * g.bwd(r, j);
-  g.kf(r, i, bJ) = g.k(r, i) * g.fwd(r, i) * g.mid(r, i / SB, bJ);
-  g.qf(r, i, bJ) = g.q(r, i) * g.fwd(r, i) * g.mid(r, i / SB, bJ);
-  g.off(j, i) = Tuple(0.f, 0.f);
-  g.off(j, i) = Tuple(g.off(j, i)[0] + g.kf(rk, i, j / SB) * g.kb_t(j, rk),
-                      g.off(j, i)[1] + g.qf(rk, i, j / SB) * g.kb_t(j, rk));
+  g.xf(r, i, bJ, e) = g.x(r, i, e) * g.fwd(r, i) * g.mid(r, i / SB, bJ);
+  g.off(j, i, e) = 0.f;
+  g.off(j, i, e) += g.xf(rk, i, j / SB, e) * g.kb_t(j, rk);
 
-  // A chunk of one sub-block has no pairs across sub-blocks.
-  Expr same_block = j / SB == i / SB;
-  Expr kk = g.diag(j % SB, i % SB, i / SB)[0], qk = g.diag(j % SB, i % SB, i / SB)[1];
-  if (n > 1) {
+  // x_i.k_j decay(j, i) for the pair (j, i) of row kind `kind`. A chunk of
+  // one sub-block has no pairs across sub-blocks.
+  auto pair = [&](Expr kind) {
+    Expr inside = g.diag(j % SB, i % SB, i / SB, kind);
+    if (n == 1) return inside;
     // Rows of the first sub-block and columns of the last never cross
     // sub-blocks below the diagonal: the clamps keep them out of off's
     // region without changing any value used.
     Expr jc = min(j, C - SB - 1), ic = max(i, SB);
-    kk = select(same_block, kk, g.off(jc, ic)[0]);
-    qk = select(same_block, qk, g.off(jc, ic)[1]);
-  }
-  g.a(j, i) = select(j >= i, 0.f, g.b(i) * kk);
-  g.aqk(j, i) = select(j > i, 0.f, qk);
+    Expr across = g.off(jc, ic, kind);
+    return select(j / SB == i / SB, inside, across);
+  };
+  g.a(j, i) = select(j >= i, 0.f, g.b(i) * pair(0));
+  g.aqk(j, i, gr) = select(j > i, 0.f, pair(gr + 1));
 
   // T = (I + a)^-1, unit lower triangular, by forward substitution in its
   // column-oriented form: once row m is final, subtract it from every row
@@ -130,17 +134,20 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
 
   // The state-dependent part: one product of [-w; q_in] with the state,
   // started from [u; 0], gives delta = u - w S in its first C rows and the
-  // inter-chunk output q_in S in the next C.
-  g.q_in(r, i) = g.q(r, i) * g.pre(r, i / SB) * g.fwd(r, i);
-  g.lhs(r, i) = select(i < C, -g.w(r, min(i, C - 1)), g.q_in(r, max(i - C, 0)));
+  // inter-chunk output q_in S of readout g in the C rows from (1 + g) C.
+  g.q_in(r, i, gr) = g.q(r, i, gr) * g.pre(r, i / SB) * g.fwd(r, i);
+  {
+    Expr qrow = max(i - C, 0);
+    g.lhs(r, i) = select(i < C, -g.w(r, min(i, C - 1)), g.q_in(r, qrow % C, qrow / C));
+  }
   g.wq(v, i) = select(i < C, g.u(v, min(i, C - 1)), 0.f);
   g.wq(v, i) += g.lhs(rk, i) * g.state_in(v, rk);
   g.delta(v, i) = g.wq(v, i);
 
   // Started from the inter-chunk output, so out is a copy of it.
-  g.intra(v, i) = g.wq(v, i + C);
-  g.intra(v, i) += g.aqk(rc, i) * g.delta(v, rc);
-  g.out(v, i) = g.intra(v, i);
+  g.intra(v, i, gr) = g.wq(v, i + C * (1 + gr));
+  g.intra(v, i, gr) += g.aqk(rc, i, gr) * g.delta(v, rc);
+  g.out(v, i, gr) = g.intra(v, i, gr);
 
   g.k_out(r, j) = g.k(r, j) * g.bwd(r, j) * g.suf(r, j / SB);
   g.state_decay(r) = g.pre(r, n);
@@ -150,6 +157,7 @@ void define_chunked_algorithm(ChunkedAlgorithm& g, int K, int V, int C, bool sca
 
   g.out.output_buffer().dim(0).set_stride(1);
   g.out.output_buffer().dim(1).set_min(0);
+  g.out.output_buffer().dim(2).set_bounds(0, R);
   g.state_out.output_buffer().dim(0).set_stride(1);
   g.state_out.output_buffer().dim(1).set_bounds(0, K).set_stride(V);
 }

@@ -111,12 +111,17 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
 
   // Pairs inside sub-blocks, vectorised over the column j of the pair.
   // The per-pair decays are made for 16 channels at a time (16 KiB, in L1)
-  // right where the reduction over those channels consumes them.
+  // right where the reduction over those channels consumes them; the key
+  // and the R queries (e, unrolled) share each product of decay and key.
   RVar rko("rko"), rki("rki");
   const int channels = std::min(16, K);
   g.diag.compute_root();
   g.diag.vectorize(jl, vj);
-  g.diag.update().split(rk, rko, rki, channels).reorder(jl, rki, il, rko, bI).vectorize(jl, vj);
+  g.diag.update()
+      .split(rk, rko, rki, channels)
+      .reorder(jl, g.e, rki, il, rko, bI)
+      .vectorize(jl, vj)
+      .unroll(g.e);
   g.pair_decay.compute_at(g.diag, rko).vectorize(jl, vj);
   g.pair_decay.update().reorder(jl, r, g.rp.x, bI).vectorize(jl, vj);
   g.k_t.compute_root().vectorize(j, vc);
@@ -124,12 +129,12 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
   // Pairs across sub-blocks: a product over K, two results per tile.
   if (C > kSubBlock) {
     g.kb_t.compute_root().vectorize(j, vc);
+    // One row kind e at a time, half a tile wide (the width of the tiles
+    // when key and query shared them as a Tuple).
     Func off = schedule_product(g.off, j, i, rk, C - kSubBlock, C - kSubBlock, W,
                                 std::max(1, kTileVectors / 2), Func(), kSubBlock);
-    for (Func f : {g.kf, g.qf}) {
-      f.compute_at(off, Var("co"));
-      vectorize_if(f, r, vk);
-    }
+    g.xf.compute_at(off, Var("co"));
+    vectorize_if(g.xf, r, vk);
   }
   for (Func f : {g.a, g.aqk}) f.compute_root().vectorize(j, vc);
 
@@ -145,7 +150,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
   vectorize_if(g.q_in, r, vk);
   g.lhs.compute_root();
   vectorize_if(g.lhs, r, vk);
-  schedule_product(g.wq, v, i, rk, V, 2 * C, W, kTileVectors);
+  schedule_product(g.wq, v, i, rk, V, (1 + g.R) * C, W, kTileVectors);
   schedule_product(g.intra, v, i, rc, V, C, W, kTileVectors);
   g.k_out.compute_root();
   vectorize_if(g.k_out, r, vk);
@@ -168,7 +173,7 @@ std::string apply_autoschedule(ChunkedAlgorithm& g, const Target& target,
       setenv("HL_BEAM_SIZE", "1", 0);
       load_plugin(plugin_path);
     });
-    g.query.set_estimates({{0, K}, {0, C}});
+    g.query.set_estimates({{0, K}, {0, C}, {0, g.R}});
     g.key.set_estimates({{0, K}, {0, C}});
     if (g.scalar_decay)
       g.decay.set_estimates({{0, C}});
@@ -177,7 +182,7 @@ std::string apply_autoschedule(ChunkedAlgorithm& g, const Target& target,
     g.value.set_estimates({{0, V}, {0, C}});
     g.beta.set_estimates({{0, C}});
     g.state_in.set_estimates({{0, V}, {0, K}});
-    g.out.set_estimates({{0, V}, {0, C}});
+    g.out.set_estimates({{0, V}, {0, C}, {0, g.R}});
     g.state_out.set_estimates({{0, V}, {0, K}});
     // One thread: the runtime parallelises over heads itself.
     g.pipeline().auto_schedule("Adams2019", target, MachineParams(1, 32 * 1024 * 1024, 40));

@@ -107,5 +107,16 @@ TEST(ChunkedAot, RejectsTheWrongHeadSize) {
   EXPECT_NE(message.find("beyond the max (15) in dimension 0"), std::string::npos) << message;
 }
 
+// With no handler of the program's own, the bridge replaces the Halide
+// runtime's default handler (which aborts) on the first chunked call: the
+// same error is the kernel's nonzero code and the bridge's message.
+TEST(ChunkedAot, HalideErrorsAreCodesWithMessagesNotAborts) {
+  Problem p = make_problem(1, 1, 10, 16, 40);
+  gdr_kernel_args a = whole_call(p);
+  EXPECT_NE(gdr_aot_entry(&a), 0);
+  const std::string message = gdr_halide_chunked_error();
+  EXPECT_NE(message.find("beyond the max (15) in dimension 0"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace gdr::test

@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "chunked_route.h"
+#include "gdr/halide_chunked_abi.h"
 
 namespace gdr::test {
 namespace {
@@ -68,6 +70,80 @@ TEST(ChunkedAccuracy, ProductionShapeEveryChunkSize) {
                   regime_name(decay), a.error, a.yardstick_error);
     }
   }
+}
+
+// Grouped readout at every chunk size (from 32 the pairs across sub-blocks
+// have their own product): R = 2 and 3 queries per state head over T around
+// the chunk boundaries, token-major and scalar decay too, two threads
+// splitting V = 40 into column parts.
+TEST(ChunkedGroupedReadout, MatchesFloat64AtEveryChunkSize) {
+  for (int c : schedules::kChunkSizes)
+    for (int64_t R : {2, 3}) {
+      const Options o = use_chunked(ChunkedSpec{24, 40, Schedule{c, 16}}, 2);
+      for (int64_t T : {int64_t{1}, int64_t{c + 1}, int64_t{3 * c + 5}}) {
+        ProblemOptions po;
+        po.seed = uint64_t(T + R);
+        po.form.query_heads = 2 * R;  // H = 2
+        if (R == 3) {
+          po.form.layout = Layout::TokenMajor;
+          po.form.decay = DecayKind::Scalar;
+        }
+        Problem p = make_problem(2, 2, T, 24, 40, po);
+        expect_within_contract(p, o, "c" + std::to_string(c) + " R=" + std::to_string(R) + " T=" +
+                                         std::to_string(T));
+      }
+    }
+}
+
+// A Halide error inside a chunked kernel (a buffer constraint the runtime's
+// validate() never lets through: rows of 16 channels for a K = 24 kernel,
+// past execute()'s K check) is the kernel's nonzero code with a message, and
+// through execute() a Status: never the Halide runtime's default abort. For
+// the cached kernels (the process JIT's Halide runtime) and Adams2019's
+// (Halide's own JIT runtime).
+TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
+  const std::string expected = "beyond the max (15) in dimension 0";
+  for (compiler::Scheduler scheduler : {compiler::Scheduler::Hand, compiler::Scheduler::Adams2019}) {
+    const compiler::CompiledKernel& c =
+        compiler::compile_chunked(ChunkedSpec{24, 40, schedules::default_schedule(), scheduler});
+    ASSERT_TRUE(c.status) << c.status.message();
+    Problem p = make_problem(1, 1, 10, 16, 40);
+    gdr_kernel_args a = single_head_args(p.tensors());
+    EXPECT_NE(c.kernel.fn(&a), 0);
+    EXPECT_NE(std::string(halide_chunked_error()).find(expected), std::string::npos) << halide_chunked_error();
+    Kernel any_k = c.kernel;
+    any_k.K = 0;
+    const Status s = execute(any_k, p.tensors(), Options{});
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("failed with code"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(expected), std::string::npos) << s.message();
+  }
+  // Another kernel fact, the readouts: two queries for a kernel of one is
+  // refused by the readout extent of the query and out buffers: a code and a
+  // message.
+  const compiler::CompiledKernel& one = compiler::compile_chunked(24, 40, schedules::default_schedule());
+  ASSERT_TRUE(one.status) << one.status.message();
+  ProblemOptions two_readouts;
+  two_readouts.form.query_heads = 2;
+  Problem p = make_problem(1, 1, 10, 24, 40, two_readouts);
+  gdr_kernel_args a = single_head_args(p.tensors());
+  a.readouts = 2;
+  a.query_readout_stride = 10 * 24;
+  a.out_readout_stride = 10 * 40;
+  EXPECT_NE(one.kernel.fn(&a), 0);
+  EXPECT_NE(std::string(halide_chunked_error()).find(".extent.2 (2) == 1 (1)"), std::string::npos)
+      << halide_chunked_error();
+  // Halide's strides are int32: a readout stride past them is code 3 (head-
+  // major, T·K > 2^31 - 1), never a wrapped stride.
+  ChunkedSpec readouts2{24, 40, schedules::default_schedule()};
+  readouts2.readouts = 2;
+  const compiler::CompiledKernel& two = compiler::compile_chunked(readouts2);
+  ASSERT_TRUE(two.status) << two.status.message();
+  a.query_readout_stride = int64_t{1} << 31;
+  EXPECT_EQ(two.kernel.fn(&a), 3);
+  EXPECT_NE(std::string(halide_chunked_error()).find("readout stride"), std::string::npos);
+  a.query_readout_stride = 10 * 24;
+  EXPECT_EQ(two.kernel.fn(&a), 0);
 }
 
 // ---- edge cases at the default schedule ----------------------------------

@@ -32,9 +32,16 @@ ProblemForm grouped_values() {
   f.key_heads = 2;  // H = 4: two value heads per key head
   return f;
 }
-ProblemForm grouped_readout() {
+ProblemForm grouped_readout(int64_t readouts = 2) {
   ProblemForm f;
-  f.query_heads = 8;  // H = 4: two readouts per state head
+  f.query_heads = 4 * readouts;  // H = 4
+  return f;
+}
+// ExecuTorch's form with three readouts, scalar decay and token-major rows.
+ProblemForm grouped_readout3_scalar_bthd() {
+  ProblemForm f = grouped_readout(3);
+  f.decay = DecayKind::Scalar;
+  f.layout = Layout::TokenMajor;
   return f;
 }
 ProblemForm shared_query() {
@@ -82,17 +89,22 @@ ProblemForm everything() {
   f.in_place = true;
   return f;
 }
-ProblemForm readout_everything() {
+ProblemForm readout_everything(int64_t readouts = 2) {
   ProblemForm f = everything();
   f.key_heads = 4;
-  f.query_heads = 8;
+  f.query_heads = 4 * readouts;
   return f;
 }
 
 const Form kForms[] = {
     {"scalar_decay", 2, 3, 37, scalar()},
     {"grouped_values", 1, 4, 37, grouped_values()},
+    // T = 37 crosses the chunked route's chunk boundaries (16, 32, 64).
     {"grouped_readout", 1, 4, 37, grouped_readout()},
+    {"grouped_readout_T1", 2, 4, 1, grouped_readout()},
+    {"grouped_readout_T0", 2, 4, 0, grouped_readout()},
+    {"grouped_readout3_scalar_bthd", 2, 4, 70, grouped_readout3_scalar_bthd()},
+    {"grouped_readout4", 1, 4, 33, grouped_readout(4)},
     {"shared_query", 1, 4, 21, shared_query()},
     {"token_major", 2, 3, 37, token_major()},
     {"varlen", 1, 3, 0, varlen()},
@@ -100,10 +112,9 @@ const Form kForms[] = {
     {"in_place", 3, 2, 19, in_place()},
     {"everything", 1, 4, 0, everything()},
     {"readout_everything", 1, 4, 0, readout_everything()},
+    {"readout4_everything", 1, 4, 0, readout_everything(4)},
 };
 
-bool reads_out_grouped(const ProblemForm& f, int64_t H) { return f.query_heads > H; }
-bool is_chunked(Route r) { return r == Route::Chunked || r == Route::ChunkedAutoschedule; }
 
 class FormTest : public ::testing::TestWithParam<Route> {
  protected:
@@ -122,15 +133,6 @@ TEST_P(FormTest, MatchesFloat64) {
       Options options;
       options.route = route;
       options.threads = threads;
-      if (is_chunked(route) && reads_out_grouped(form.form, form.H)) {
-        // Not built for the chunked route: a clear error, nothing written.
-        const std::vector<float> out = p.out;
-        const Status s = run(p.tensors(), options);
-        ASSERT_FALSE(s) << form.name;
-        EXPECT_NE(s.message().find("grouped readout"), std::string::npos) << s.message();
-        EXPECT_EQ(0, std::memcmp(out.data(), p.out.data(), out.size() * sizeof(float)));
-        continue;
-      }
       expect_within_contract(p, options, std::string(form.name) + " threads=" + std::to_string(threads));
     }
   }
@@ -138,24 +140,25 @@ TEST_P(FormTest, MatchesFloat64) {
 
 // In place gives the functional call's result bit for bit.
 TEST_P(FormTest, InPlaceEqualsFunctional) {
-  ProblemOptions o;
-  o.form = everything();
-  if (is_chunked(GetParam())) o.form.query_heads = 4;
-  Problem in_place = make_problem(1, 4, 0, 24, 40, o);
-  o.form.in_place = false;
-  Problem functional = make_problem(1, 4, 0, 24, 40, o);
-  ASSERT_EQ(in_place.initial_state, functional.initial_state);
-  Options options;
-  options.route = GetParam();
-  options.threads = 2;
-  ASSERT_TRUE(run(in_place.tensors(), options));
-  ASSERT_TRUE(run(functional.tensors(), options));
-  EXPECT_EQ(0, std::memcmp(in_place.out.data(), functional.out.data(), in_place.out.size() * 4));
-  for (int64_t seq = 0; seq < 4; ++seq) {
-    const int64_t row = o.form.final_state_indices[seq], floats = 4 * 24 * 40;
-    EXPECT_EQ(0, std::memcmp(in_place.initial_state.data() + row * floats,
-                             functional.final_state.data() + row * floats, floats * 4))
-        << "slot " << row;
+  for (const ProblemForm& form : {everything(), readout_everything(3)}) {
+    ProblemOptions o;
+    o.form = form;
+    Problem in_place = make_problem(1, 4, 0, 24, 40, o);
+    o.form.in_place = false;
+    Problem functional = make_problem(1, 4, 0, 24, 40, o);
+    ASSERT_EQ(in_place.initial_state, functional.initial_state);
+    Options options;
+    options.route = GetParam();
+    options.threads = 2;
+    ASSERT_TRUE(run(in_place.tensors(), options));
+    ASSERT_TRUE(run(functional.tensors(), options));
+    EXPECT_EQ(0, std::memcmp(in_place.out.data(), functional.out.data(), in_place.out.size() * 4));
+    for (int64_t seq = 0; seq < 4; ++seq) {
+      const int64_t row = o.form.final_state_indices[seq], floats = 4 * 24 * 40;
+      EXPECT_EQ(0, std::memcmp(in_place.initial_state.data() + row * floats,
+                               functional.final_state.data() + row * floats, floats * 4))
+          << "slot " << row;
+    }
   }
 }
 

@@ -91,13 +91,13 @@ gdr_step("ldd of the gdr_add_kernel_library program" COMMAND ldd ${build}/kernel
 if(ldd_out MATCHES "LLVM|MLIR|Halide|libclang")
   message(FATAL_ERROR "the program links a compiler library:\n${ldd_out}")
 endif()
-foreach(lib decode prefill prefill_long)
+foreach(lib decode prefill prefill_long prefill_readout)
   if(NOT EXISTS ${build}/${lib}/${lib}.a OR NOT EXISTS ${build}/${lib}/${lib}.h)
     message(FATAL_ERROR "gdr_add_kernel_library(${lib}) wrote no ${lib}.a and ${lib}.h in ${build}/${lib}")
   endif()
 endforeach()
 gdr_step("run the gdr_add_kernel_library program" COMMAND ${build}/kernel_library_example
-         EXPECT "decode T=1: [^\n]*match\ndecode T=29: [^\n]*match\nprefill T=40: [^\n]*match\nprefill T=7: [^\n]*match\nprefill_long T=130: [^\n]*match\nloaded_prefill T=70: [^\n]*match\nkernel libraries: ok\n")
+         EXPECT "decode T=1: [^\n]*match\ndecode T=29: [^\n]*match\nprefill T=40: [^\n]*match\nprefill T=7: [^\n]*match\nprefill_long T=130: [^\n]*match\nprefill_readout T=70: [^\n]*match\nloaded_prefill T=70: [^\n]*match\nkernel libraries: ok\n")
 
 # The AOT example's link line taken from gdr.pc alone.
 gdr_step("pkg-config gdr" COMMAND pkg-config --cflags --libs gdr ENV PKG_CONFIG_PATH=${prefix}/lib/pkgconfig

@@ -256,7 +256,7 @@ TEST_F(GdrCompileTest, VectorsWiderThanTheTargetsAreRefused) {
 }
 
 // The kernel's form (--decay, --readouts) is part of its name, its header
-// and its info table; a form the route does not build is refused up front.
+// and its info table, on both routes; a form no route builds is refused.
 TEST_F(GdrCompileTest, TheFormIsAFactOfTheKernel) {
   Result r = compile(std::string(kRecurrent) + "--decay scalar --readouts 2 --out k");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -267,14 +267,21 @@ TEST_F(GdrCompileTest, TheFormIsAFactOfTheKernel) {
   EXPECT_NE(header.find("_readouts = 2"), std::string::npos) << header;
   EXPECT_NE(header.find("decay=scalar readouts=2"), std::string::npos) << header;
   fs::remove_all(folder_ + "/k.o"), fs::remove_all(folder_ + "/k.h");
-  r = compile(std::string(kChunked) + "--decay scalar --out k");
+  r = compile(std::string(kChunked) + "--decay scalar --readouts 3 --out k");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(text_of("k.h").find("_decay_kind = GDR_DECAY_SCALAR"), std::string::npos);
+  const std::string chunked_header = text_of("k.h");
+  EXPECT_NE(chunked_header.find("_decay_kind = GDR_DECAY_SCALAR"), std::string::npos) << chunked_header;
+  EXPECT_NE(chunked_header.find("_readouts = 3"), std::string::npos) << chunked_header;
+  EXPECT_NE(chunked_header.find("_sd_r3__"), std::string::npos) << chunked_header;
   fs::remove_all(folder_ + "/k.o"), fs::remove_all(folder_ + "/k.h");
+  // Both routes read out at most 8 queries per state head.
+  r = compile(std::string(kChunked) + "--readouts 9 --out k");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("readouts must be in [1, 8], got 9"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(), std::vector<std::string>{});
   for (const auto& [args, message] :
-       {std::pair<std::string, std::string>{std::string(kChunked) + "--readouts 2 --out k",
-                                            "--readouts 2: grouped readout is built for the recurrent route only"},
-        {std::string(kRecurrent) + "--decay diagonal --out k", "--decay: expected channel or scalar, got 'diagonal'"},
+       {std::pair<std::string, std::string>{std::string(kRecurrent) + "--decay diagonal --out k",
+                                            "--decay: expected channel or scalar, got 'diagonal'"},
         {std::string(kRecurrent) + "--readouts 0 --out k", "--readouts"}}) {
     r = compile(args);
     EXPECT_EQ(r.exit_code, 2) << args;

@@ -176,13 +176,6 @@ Config parse_args(int argc, char** argv) {
   o.decay = o.form.decay;
   o.readouts = o.form.readouts(o.H);
   if (!o.form.seqlens.empty()) c.T = {o.form.T(0)};
-  if (o.readouts > 1 && o.routes.count(gdr::Route::Chunked)) {
-    if (o.routes.size() == 1)
-      die("--routes chunked: the chunked route has no grouped readout (--Hq " + std::to_string(o.form.Hq(o.H)) +
-          " > --H " + std::to_string(o.H) + ")");
-    o.routes.erase(gdr::Route::Chunked);
-    std::printf("chunked: not searched, it has no grouped readout (Hq > H)\n");
-  }
   o.widths = gdr::tune::host_widths();
   if (flags.has("--widths")) {
     for (int64_t w : widths)

@@ -134,7 +134,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   if (options.routes.count(Route::Recurrent))
     for (const auto& s : recurrent_coarse(options.widths, options.V))
       round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
-  if (options.routes.count(Route::Chunked) && options.readouts == 1)
+  if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
       round1.push_back(add(variant_candidate(compiler::chunked_variant(spec, s))));
   for (const Candidate& c : options.extra) round1.push_back(add(c));

@@ -92,9 +92,7 @@ struct CaseResult {
 // best `fine_tiles` recurrent tiles of round 1, the best chunked schedule
 // and both baselines again, interleaved; winners come from round 2 (a
 // coarse-then-fine search: unrolling moved the default tile by less than
-// the noise, so it is only tried where the tile is already good). The
-// chunked route is left out for readouts > 1 (its pipeline reads one query
-// per state head).
+// the noise, so it is only tried where the tile is already good).
 CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker& checker);
 
 }  // namespace gdr::tune

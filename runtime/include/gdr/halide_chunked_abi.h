@@ -23,8 +23,24 @@ using HalideChunkedFn = int (*)(halide_buffer_t* query, halide_buffer_t* key,
 // one call per chunk, carrying the state through final_state and one K x V
 // scratch buffer so that the last chunk writes final_state. Returns 0, 2 if
 // T spans several chunks and the scratch is missing or shorter than
-// halide_chunked_scratch_floats, or Halide's error code.
+// halide_chunked_scratch_floats, 3 if a readout stride exceeds Halide's int32
+// strides, or Halide's error code (the message in halide_chunked_error()),
+// which is how another K, V, decay kind or number of readouts than the
+// pipeline's is refused (its buffers' constraints).
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk);
+
+// Halide runtime errors (a buffer constraint violated: only arguments the
+// runtime's validate() would refuse) must not abort the process. gdr installs
+// this error handler in every Halide runtime its chunked kernels use: the
+// JIT's, and an AOT program's on its first chunked call in place of Halide's
+// default handler (a handler the program set itself stays). It records the
+// message for the calling thread and returns, so the pipeline returns its
+// nonzero error code.
+void halide_chunked_error_handler(void* user_context, const char* message);
+
+// The calling thread's message from its last chunked kernel call that
+// failed, "" if it did not (reset by each call).
+const char* halide_chunked_error();
 
 // Scratch floats run_halide_chunked needs per worker.
 inline int64_t halide_chunked_scratch_floats(int64_t /*T*/, int64_t K, int64_t V) { return K * V; }
@@ -37,6 +53,10 @@ inline int64_t halide_chunked_scratch_floats(int64_t /*T*/, int64_t K, int64_t V
 // chunked AOT user links, with no Halide header of its own.
 extern "C" int32_t gdr_halide_chunked_entry(const gdr_kernel_args* a, gdr::HalideChunkedFn fn,
                                             int64_t chunk);
+
+// halide_chunked_error() as a plain C function, which gdr::load_kernel looks
+// up in a chunked shared library (whose bridge keeps its own messages).
+extern "C" const char* gdr_halide_chunked_error();
 
 // Defines `int32_t name(const gdr_kernel_args*)` for an AOT-compiled
 // pipeline `halide_fn` with chunk size `chunk`.

@@ -49,7 +49,9 @@ typedef struct gdr_kernel_args {
 } gdr_kernel_args;
 
 /* Returns 0 on success, non-zero if the kernel cannot run these arguments
- * (1: K, V, decay kind or readouts differ from its own; 2: scratch short). */
+ * (1: K, V, decay kind or readouts differ from its own; 2: scratch short;
+ * a chunked kernel refuses other K, V, decay kind or readouts through its
+ * Halide buffer constraints instead: Halide's negative error code). */
 typedef int32_t (*gdr_kernel_fn)(const gdr_kernel_args* args);
 
 /* A generated kernel with entry point `<name>` also exports `<name>_info`,

@@ -50,6 +50,9 @@ struct Kernel {
   // consecutive blocks of tokens (each from the state the last one wrote)
   // gives the same bits; the runtime then runs token-major calls so.
   bool token_steps = false;
+  // The calling thread's message for its last failed call of fn, if the
+  // kernel keeps one (chunked kernels: Halide's errors); null: none.
+  const char* (*error_message)() = nullptr;
 };
 
 // A kernel of any K, V, decay kind and readouts that runs `fn`;

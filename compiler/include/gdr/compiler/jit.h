@@ -11,10 +11,11 @@ namespace gdr::compiler {
 
 // Links `object` into the JIT as a library named `library` that objects
 // loaded later can link against (e.g. the Halide runtime), and checks it by
-// looking up `probe_symbol`. A second call with a loaded name does nothing.
+// looking up `probe_symbol`, whose address goes to *probe_address if given.
+// A second call with a loaded name does nothing (and gives no address).
 // Thread-safe.
 Status jit_add_library(const std::string& library, const std::vector<char>& object,
-                       const std::string& probe_symbol);
+                       const std::string& probe_symbol, void** probe_address = nullptr);
 
 // Links `object` into the JIT and returns the addresses of `symbols` in it
 // (the first names the object in messages). Its undefined symbols resolve
