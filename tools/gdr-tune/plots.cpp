@@ -50,7 +50,7 @@ svg::LinePlot time_per_token(const ReportContext& ctx, const std::vector<CaseRes
       s.dashed = threads > 1;
       for (const CaseResult& c : cases)
         if (c.threads == threads && winner_ns(c, r) > 0)
-          s.points.push_back({double(c.T), winner_ns(c, r) / 1e3 / double(ctx.options.B * c.T)});
+          s.points.push_back({double(c.T), winner_ns(c, r) / 1e3 / double(ctx.options.B * c.T), ""});
       if (!s.points.empty()) p.series.push_back(s);
     }
   for (const Crossover& x : crossovers(ctx, cases))
@@ -110,6 +110,7 @@ svg::LinePlot decode_bandwidth(const ReportContext& ctx, const std::vector<CaseR
   p.x_label = "T (tokens per sequence)";
   p.y_label = "state bytes (read + write) / time, GB/s";
   p.log_x = true;
+  p.x_min = 1, p.x_max = kDecodeT;
   p.empty_note = "no decode case (T <= " + std::to_string(kDecodeT) + ") was tuned";
   for (int threads : thread_counts(cases))
     for (Route r : {Route::Recurrent, Route::Chunked}) {
@@ -117,8 +118,11 @@ svg::LinePlot decode_bandwidth(const ReportContext& ctx, const std::vector<CaseR
       s.name = std::string(route_name(r)) + ", " + threads_text(threads);
       s.dashed = threads > 1;
       for (const CaseResult& c : cases)
-        if (c.threads == threads && c.T <= kDecodeT && winner_ns(c, r) > 0)
-          s.points.push_back({double(c.T), state_bytes(ctx.options) / winner_ns(c, r)});
+        if (c.threads == threads && c.T <= kDecodeT && winner_ns(c, r) > 0) {
+          char label[32] = "";
+          if (floor_ns(ctx) > 0) std::snprintf(label, sizeof label, "%.2fx the floor", winner_ns(c, r) / floor_ns(ctx));
+          s.points.push_back({double(c.T), state_bytes(ctx.options) / winner_ns(c, r), label});
+        }
       if (!s.points.empty()) p.series.push_back(s);
     }
   if (!p.series.empty() && ctx.peak.copy_gbps_1t > 0) {
@@ -171,8 +175,10 @@ std::vector<std::string> decode_lines(const ReportContext& ctx, const std::vecto
   }
   if (!out.empty() && floor > 0) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "copy floor: %s (%.2f MiB of state read and written at the measured %.1f GB/s copy, 1 thread)",
-                  duration_text(floor).c_str(), state_bytes(ctx.options) / 2 / 1048576, ctx.peak.copy_gbps_1t);
+    const double kib = state_bytes(ctx.options) / 2 / 1024;
+    std::snprintf(buf, sizeof buf, "copy floor: %s (%.4g %s of state read and written at the measured %.1f GB/s copy, 1 thread)",
+                  duration_text(floor).c_str(), kib < 1024 ? kib : kib / 1024, kib < 1024 ? "KiB" : "MiB",
+                  ctx.peak.copy_gbps_1t);
     out.insert(out.begin(), buf);
   }
   return out;

@@ -74,11 +74,13 @@ struct Axis {
   std::vector<double> ticks() const {
     std::vector<double> out;
     if (log) {
-      // Decades, with 2 and 5 between them when there are few decades.
-      const bool fine = hi - lo < 3;
+      // Decades, with 2 and 5 between them when there are few decades, and
+      // every digit within less than about one.
+      const std::vector<double> steps = hi - lo < 1.2 ? std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}
+                                      : hi - lo < 3   ? std::vector<double>{1, 2, 5}
+                                                      : std::vector<double>{1};
       for (int e = int(std::floor(lo)); e <= int(std::ceil(hi)); ++e)
-        for (double m : {1.0, 2.0, 5.0}) {
-          if (m != 1 && !fine) continue;
+        for (double m : steps) {
           const double v = m * std::pow(10.0, e);
           if (std::log10(v) >= lo && std::log10(v) <= hi) out.push_back(v);
         }
@@ -111,11 +113,12 @@ std::string escape(const std::string& s) {
 std::string line_plot(const LinePlot& p) {
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = -x_min;
   for (const Series& s : p.series)
-    for (const auto& [x, y] : s.points) {
-      x_min = std::min(x_min, x), x_max = std::max(x_max, x);
-      y_min = std::min(y_min, y), y_max = std::max(y_max, y);
+    for (const Point& pt : s.points) {
+      x_min = std::min(x_min, pt.x), x_max = std::max(x_max, pt.x);
+      y_min = std::min(y_min, pt.y), y_max = std::max(y_max, pt.y);
     }
   if (!(x_min <= x_max)) return document(p.title, text(kWidth / 2, kHeight / 2, p.empty_note));
+  if (p.x_min < p.x_max) x_min = std::min(x_min, p.x_min), x_max = std::max(x_max, p.x_max);
   for (const Marker& m : p.vertical) x_min = std::min(x_min, m.at), x_max = std::max(x_max, m.at);
   for (const Marker& m : p.horizontal) y_min = std::min(y_min, m.at), y_max = std::max(y_max, m.at);
   const Axis xa = Axis::fit(x_min, x_max, p.log_x, kLeft, kRight);
@@ -152,14 +155,18 @@ std::string line_plot(const LinePlot& p) {
     const Series& s = p.series[i];
     const std::string colour = kColours[i % (sizeof kColours / sizeof *kColours)];
     const std::string dash = s.dashed ? " stroke-dasharray=\"5 3\"" : "";
-    std::vector<std::pair<double, double>> pts = s.points;
-    std::sort(pts.begin(), pts.end());
+    std::vector<Point> pts = s.points;
+    std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
     body += "<g class=\"series\" data-name=\"" + escape(s.name) + "\">\n<polyline fill=\"none\" stroke=\"" + colour +
             "\" stroke-width=\"2\"" + dash + " points=\"";
-    for (const auto& [x, y] : pts) body += num(xa.px(x)) + "," + num(ya.px(y)) + " ";
+    for (const Point& pt : pts) body += num(xa.px(pt.x)) + "," + num(ya.px(pt.y)) + " ";
     body += "\"/>\n";
-    for (const auto& [x, y] : pts)
-      body += "<circle cx=\"" + num(xa.px(x)) + "\" cy=\"" + num(ya.px(y)) + "\" r=\"3.5\" fill=\"" + colour + "\"/>\n";
+    for (const Point& pt : pts) {
+      body += "<circle cx=\"" + num(xa.px(pt.x)) + "\" cy=\"" + num(ya.px(pt.y)) + "\" r=\"3.5\" fill=\"" + colour +
+              "\"/>\n";
+      if (!pt.label.empty())
+        body += text(xa.px(pt.x) + 7, ya.px(pt.y) + 4, pt.label, "start", (" fill=\"" + colour + "\"").c_str());
+    }
     body += "</g>\n";
     body += line(kRight + 16, legend_y, kRight + 40, legend_y, "stroke=\"" + colour + "\" stroke-width=\"2\"" + dash);
     body += text(kRight + 46, legend_y + 4, s.name, "start");
@@ -176,7 +183,7 @@ std::string heat_map(const HeatMap& m) {
   const double grid_w = panel_w - 90, grid_h = cell_h * m.rows.size();
   const double panel_h = grid_h + 90;
   const size_t panel_rows = (m.panels.size() + per_row - 1) / per_row;
-  const double height = 70 + panel_rows * panel_h + 30;
+  const double height = 70 + panel_rows * panel_h;
   std::string body;
   for (size_t p = 0; p < m.panels.size(); ++p) {
     const HeatPanel& panel = m.panels[p];

@@ -5,14 +5,18 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace gdr::tune::svg {
 
+struct Point {
+  double x = 0, y = 0;
+  std::string label;  // written next to the point ("" for none)
+};
+
 struct Series {
   std::string name;  // the legend's entry
-  std::vector<std::pair<double, double>> points;  // (x, y), drawn in x order
+  std::vector<Point> points;  // drawn in x order
   bool dashed = false;
 };
 
@@ -26,6 +30,7 @@ struct Marker {
 struct LinePlot {
   std::string title, x_label, y_label;
   bool log_x = false, log_y = false;
+  double x_min = 0, x_max = 0;  // the x range to show at least (both 0: the data's)
   std::vector<Series> series;
   std::vector<Marker> vertical, horizontal;
   std::string empty_note;  // shown instead of the axes when no series has a point
