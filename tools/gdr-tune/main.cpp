@@ -288,11 +288,14 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
   for (const std::string& what : context.not_tuned) std::printf("\nnot tuned, the budget was spent: %s\n", what.c_str());
 
   // The peak again, keeping the better of the two: a busy moment at start
-  // would otherwise put candidates above 100% of it.
-  const gdr::bench::MachinePeak after = gdr::bench::measure_peak();
-  context.peak.fma_gflops_1t = std::max(context.peak.fma_gflops_1t, after.fma_gflops_1t);
-  context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
-  context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
+  // would otherwise put candidates above 100% of it. Not if it would
+  // overrun the budget.
+  if (config.budget_seconds <= 0 || pace.elapsed() + peak_seconds <= config.budget_seconds) {
+    const gdr::bench::MachinePeak after = gdr::bench::measure_peak();
+    context.peak.fma_gflops_1t = std::max(context.peak.fma_gflops_1t, after.fma_gflops_1t);
+    context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
+    context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
+  }
 
   // The report first: it holds every measurement, the database only the
   // winners. The database is merged with what it held for other shapes and

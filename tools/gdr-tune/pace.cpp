@@ -13,7 +13,8 @@ constexpr double kMinSecondsPerCandidate = 1e-4;
 
 Pace::Pace(double budget_seconds, double seconds_per_candidate, Clock::time_point start,
            double reserve_seconds)
-    : budget_(budget_seconds), seconds_(seconds_per_candidate), reserve_(reserve_seconds), start_(start) {}
+    : budget_(budget_seconds), seconds_(seconds_per_candidate), reserve_(reserve_seconds), start_(start),
+      planned_(start) {}
 
 double Pace::elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
@@ -35,7 +36,8 @@ double Pace::seconds_for_round(size_t n) const {
   const double left = budget_ - reserve_ - elapsed();
   const double candidates_left = std::max<double>(double(n), double(total_) - double(done_));
   // The part of each candidate that is not its timing, as seen so far.
-  const double overhead = done_ > 0 ? std::max(0.0, elapsed() - timed_seconds_) / double(done_) : 0;
+  const double searched = std::chrono::duration<double>(Clock::now() - planned_).count();
+  const double overhead = done_ > 0 ? std::max(0.0, searched - timed_seconds_) / double(done_) : 0;
   const double per = left / candidates_left - overhead;
   return std::clamp(per, kMinSecondsPerCandidate, seconds_);
 }

@@ -20,7 +20,12 @@ class Pace {
   Pace(double budget_seconds, double seconds_per_candidate, Clock::time_point start,
        double reserve_seconds = 0);
 
-  void plan(size_t total_candidates) { total_ = total_candidates; }
+  // The candidate timings of the whole run, planned when the search starts
+  // (what came before, such as the peak measurement, is not a candidate's).
+  void plan(size_t total_candidates) {
+    total_ = total_candidates;
+    planned_ = Clock::now();
+  }
   size_t total() const { return total_; }
   size_t done() const { return done_; }
   double elapsed() const;
@@ -49,7 +54,7 @@ class Pace {
 
  private:
   double budget_, seconds_, reserve_;
-  Clock::time_point start_;
+  Clock::time_point start_, planned_;
   size_t total_ = 0, done_ = 0, round_n_ = 0;
   double round_fraction_ = 0, timed_seconds_ = 0;
   std::string step_;

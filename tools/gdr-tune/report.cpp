@@ -178,6 +178,9 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
     if (c.budget_cut)
       md += c.final_round == 1 ? "- **budget**: spent in round 1; round 2 skipped, the winners are round 1's\n"
                                : "- **budget**: a round was stopped early; the winners are the best so far\n";
+    if (ctx.budget_seconds > 0)
+      md += "- seconds per candidate, planned for the budget: round 1 " + format("%.3g", c.seconds[1]) +
+            (c.final_round == 2 ? " s, round 2 " + format("%.3g", c.seconds[2]) : std::string()) + " s\n";
     for (const auto& [route, i] : c.winners) {
       const Entry& e = c.entries[i];
       const Figures f = figures(ctx, c, e, c.final_round);

@@ -204,6 +204,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
         return true;
       };
     }
+    result.seconds[round] = seconds;
     const double timed = time_round(entries, which, round, problem, threads, seconds, stop);
     if (pace) pace->finish_round(planned_n, timed);
   };
@@ -216,14 +217,22 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   for (Route b : {Route::BaselineTwoPass, Route::BaselineChunked})
     baselines.push_back(add(baseline_candidate(b)));
 
+  // A candidate's check compiles it, which can take longer than its timing:
+  // once the budget is spent, no further candidate is added.
+  auto affordable = [&] {
+    if (!pace || !pace->spent()) return true;
+    result.budget_cut = true;
+    return false;
+  };
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
     for (const auto& s : recurrent_coarse(options.widths, options.V))
-      round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
+      if (affordable()) round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
   if (options.routes.count(Route::Chunked) && options.readouts == 1)
     for (const auto& s : chunked_space(options.widths))
-      round1.push_back(add(variant_candidate(compiler::chunked_variant(spec, s))));
-  for (const Candidate& c : options.extra) round1.push_back(add(c));
+      if (affordable()) round1.push_back(add(variant_candidate(compiler::chunked_variant(spec, s))));
+  for (const Candidate& c : options.extra)
+    if (affordable()) round1.push_back(add(c));
   timed_round(passing(round1), 1, planned.round1);
 
   if (pace && pace->spent()) {
@@ -239,7 +248,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
       tiles.push_back(entries[i].candidate.variant.recurrent);
     }
     for (const auto& s : recurrent_fine(tiles, options.K))
-      round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
+      if (affordable()) round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
     if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
     timed_round(passing(round2), 2, planned.round2);
   }

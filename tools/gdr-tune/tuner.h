@@ -87,6 +87,7 @@ struct CaseResult {
   // before round 2; budget_cut: a round was stopped early or round 2 skipped.
   int final_round = 2;
   bool budget_cut = false;
+  double seconds[3] = {0, 0, 0};  // per candidate in each round, as planned
   // The winner of each route (index into entries), if it has one; and, if
   // others were within the noise of the route's fastest, the fastest first,
   // then those (the winner is the simplest of them: choose_winner).
