@@ -509,8 +509,9 @@ TEST(Tuner, SpentBudgetKeepsTheBestSoFar) {
   EXPECT_EQ(w.reps[1], 1);
   EXPECT_FALSE(w.timed(2));
   for (const Entry& e : c.entries)  // the fastest of round 1, unless a tie kept a simpler one
-    if (e.candidate.route == Route::Recurrent && e.timed(1) && !c.ties.count(Route::Recurrent))
+    if (e.candidate.route == Route::Recurrent && e.timed(1) && !c.ties.count(Route::Recurrent)) {
       EXPECT_LE(w.median_ns[1], e.median_ns[1]) << e.candidate.name();
+    }
   ReportContext context;
   context.options = o;
   context.budget_seconds = 1;
