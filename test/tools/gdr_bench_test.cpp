@@ -49,6 +49,13 @@ int bench(const TempDir& dir, const std::string& args, std::string* out, std::st
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Runs python3 (a build dependency) on `script` with the JSON file `json`
+// as its argument: its exit status, 0 if the script's asserts hold.
+int check_json(const TempDir& dir, const std::string& script, const std::string& json) {
+  std::ofstream(dir.path("check.py")) << script;
+  return std::system(("python3 " + dir.path("check.py") + " " + json).c_str());
+}
+
 // Every form flag at once (GVA, scalar decay, token-major, varlen with an
 // empty and a one-token sequence, in place): printed in the form line, each
 // implementation agrees with the first, and every JSON record carries the
@@ -72,8 +79,7 @@ TEST(GdrBenchTest, FormFlagsArePrintedAndRecorded) {
       "for x in r[1:]:\n"
       "    want = dict(B=1, H=4, T=38, Hk=2, Hq=4, decay='scalar', layout='bthd', seqlens=[30, 0, 1, 7], in_place=True)\n"
       "    assert all(x[k] == v for k, v in want.items()), x\n";
-  std::ofstream(dir.path("check.py")) << check;
-  EXPECT_EQ(std::system(("python3 " + dir.path("check.py") + " " + dir.path("b.json")).c_str()), 0)
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
       << read_file(dir.path("b.json"));
 }
 
@@ -97,8 +103,7 @@ TEST(GdrBenchTest, ReadoutFlopsAreCounted) {
         (grouped ? "(2, 4" : "(2, 2") + ", 'channel', 'bhtd', [], False), x\n"
         "flops = " + (grouped ? "10" : "8") + " * 16 * 8 * 9 * 2 * 2\n"
         "assert abs(x['gflops'] - flops / x['median_ns']) <= 1e-3 + 1e-3 * x['gflops'], x\n";
-    std::ofstream(dir.path("check.py")) << check;
-    EXPECT_EQ(std::system(("python3 " + dir.path("check.py") + " " + dir.path("b.json")).c_str()), 0)
+      EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
         << hq << ": " << read_file(dir.path("b.json"));
   }
 }
@@ -153,8 +158,7 @@ TEST(GdrBenchTest, ShapesRunInOneTable) {
       "got = sorted((x['impl'], x['B'], x['K'], x['V'], x['H'], x['T'], x['Hk']) for x in r)\n"
       "want = sorted((i, 2) + s for i in ('reference', 'baseline-two-pass') for s in ((16, 8, 2, 5, 2), (8, 4, 4, 3, 2)))\n"
       "assert got == want, got\n";
-  std::ofstream(dir.path("check.py")) << check;
-  EXPECT_EQ(std::system(("python3 " + dir.path("check.py") + " " + dir.path("b.json")).c_str()), 0)
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
       << read_file(dir.path("b.json"));
 }
 

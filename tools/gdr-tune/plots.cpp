@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -36,6 +37,25 @@ std::set<int> thread_counts(const std::vector<CaseResult>& cases) {
   return out;
 }
 
+// A series per thread count and route (dashed: more than one thread): a
+// point per case `keep` takes where the route has a winner, point() of the
+// case and the winner's median.
+std::vector<svg::Series> winner_series(const std::vector<CaseResult>& cases,
+                                       const std::function<bool(const CaseResult&)>& keep,
+                                       const std::function<svg::Point(const CaseResult&, double ns)>& point) {
+  std::vector<svg::Series> out;
+  for (int threads : thread_counts(cases))
+    for (Route r : {Route::Recurrent, Route::Chunked}) {
+      svg::Series s;
+      s.name = std::string(route_name(r)) + ", " + threads_text(threads);
+      s.dashed = threads > 1;
+      for (const CaseResult& c : cases)
+        if (c.threads == threads && keep(c) && winner_ns(c, r) > 0) s.points.push_back(point(c, winner_ns(c, r)));
+      if (!s.points.empty()) out.push_back(s);
+    }
+  return out;
+}
+
 svg::LinePlot time_per_token(const ReportContext& ctx, const std::vector<CaseResult>& cases) {
   svg::LinePlot p;
   p.title = "Time per token against T (route winners)";
@@ -43,16 +63,11 @@ svg::LinePlot time_per_token(const ReportContext& ctx, const std::vector<CaseRes
   p.y_label = "time per token, µs (call time / (B T))";
   p.log_x = p.log_y = true;
   p.empty_note = "no route winner was timed";
-  for (int threads : thread_counts(cases))
-    for (Route r : {Route::Recurrent, Route::Chunked}) {
-      svg::Series s;
-      s.name = std::string(route_name(r)) + ", " + threads_text(threads);
-      s.dashed = threads > 1;
-      for (const CaseResult& c : cases)
-        if (c.threads == threads && winner_ns(c, r) > 0)
-          s.points.push_back({double(c.T), winner_ns(c, r) / 1e3 / double(ctx.options.B * c.T), ""});
-      if (!s.points.empty()) p.series.push_back(s);
-    }
+  p.series = winner_series(
+      cases, [](const CaseResult&) { return true; },
+      [&](const CaseResult& c, double ns) -> svg::Point {
+        return {double(c.T), ns / 1e3 / double(ctx.options.B * c.T), ""};
+      });
   for (const Crossover& x : crossovers(ctx, cases))
     p.vertical.push_back({double(x.T_from), std::string(route_name(x.from)) + " from T = " +
                                                 std::to_string(x.T_from) + " (" + threads_text(x.threads) + ")"});
@@ -112,19 +127,13 @@ svg::LinePlot decode_bandwidth(const ReportContext& ctx, const std::vector<CaseR
   p.log_x = true;
   p.x_min = 1, p.x_max = kDecodeT;
   p.empty_note = "no decode case (T <= " + std::to_string(kDecodeT) + ") was tuned";
-  for (int threads : thread_counts(cases))
-    for (Route r : {Route::Recurrent, Route::Chunked}) {
-      svg::Series s;
-      s.name = std::string(route_name(r)) + ", " + threads_text(threads);
-      s.dashed = threads > 1;
-      for (const CaseResult& c : cases)
-        if (c.threads == threads && c.T <= kDecodeT && winner_ns(c, r) > 0) {
-          char label[32] = "";
-          if (floor_ns(ctx) > 0) std::snprintf(label, sizeof label, "%.2fx the floor", winner_ns(c, r) / floor_ns(ctx));
-          s.points.push_back({double(c.T), state_bytes(ctx.options) / winner_ns(c, r), label});
-        }
-      if (!s.points.empty()) p.series.push_back(s);
-    }
+  p.series = winner_series(
+      cases, [](const CaseResult& c) { return c.T <= kDecodeT; },
+      [&](const CaseResult& c, double ns) -> svg::Point {
+        char label[32] = "";
+        if (floor_ns(ctx) > 0) std::snprintf(label, sizeof label, "%.2fx the floor", ns / floor_ns(ctx));
+        return {double(c.T), state_bytes(ctx.options) / ns, label};
+      });
   if (!p.series.empty() && ctx.peak.copy_gbps_1t > 0) {
     char label[96];
     std::snprintf(label, sizeof label, "copy floor: %.1f GB/s (measured copy, 1 thread)", ctx.peak.copy_gbps_1t);
