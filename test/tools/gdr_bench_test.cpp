@@ -103,7 +103,7 @@ TEST(GdrBenchTest, ReadoutFlopsAreCounted) {
         (grouped ? "(2, 4" : "(2, 2") + ", 'channel', 'bhtd', [], False), x\n"
         "flops = " + (grouped ? "10" : "8") + " * 16 * 8 * 9 * 2 * 2\n"
         "assert abs(x['gflops'] - flops / x['median_ns']) <= 1e-3 + 1e-3 * x['gflops'], x\n";
-      EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
+    EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
         << hq << ": " << read_file(dir.path("b.json"));
   }
 }
