@@ -409,7 +409,7 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
   // Per case a panel of chunk 16, 32, 64 x width 4, each cell timed.
   EXPECT_EQ(count(grid, "<g class=\"panel\">"), 2u);
   EXPECT_EQ(count(grid, "class=\"cell\""), 6u);
-  EXPECT_EQ(count(grid, " µs "), 6u);  // each cell's time (all below 1 ms)
+  EXPECT_EQ(count(grid, " µs</text>"), 6u);  // each cell's time (all below 1 ms)
   EXPECT_NE(grid.find("T = 40, 1 thread"), std::string::npos);
   // Each winner with its spread; no time in ms below 1 ms.
   EXPECT_EQ(count(md, " reps), "), 4u) << md;

@@ -79,7 +79,7 @@ svg::HeatMap chunked_grid(const ReportContext& ctx, const std::vector<CaseResult
   m.title = "Chunked route: chunk size x vector width (round 1 medians)";
   m.x_label = "vector width (floats)";
   m.y_label = "chunk (tokens)";
-  m.scale_note = "per panel: darkest = fastest cell, lightest = slowest; cell text: median time, x the fastest";
+  m.scale_note = "per panel: darkest = fastest, lightest = slowest (log scale); cell: median time, x the fastest";
   m.empty_note = "the chunked route was not searched";
   const std::vector<schedules::Schedule> space = chunked_space(ctx.options.widths);
   std::vector<int> chunks, widths;
@@ -111,7 +111,7 @@ svg::HeatMap chunked_grid(const ReportContext& ctx, const std::vector<CaseResult
       for (size_t k = 0; k < widths.size(); ++k)
         if (!std::isnan(panel.values[r][k])) {
           char ratio[32];
-          std::snprintf(ratio, sizeof ratio, " %.2fx", panel.values[r][k] / best);
+          std::snprintf(ratio, sizeof ratio, "\n%.2fx", panel.values[r][k] / best);
           panel.text[r][k] = duration_text(panel.values[r][k], 3) + ratio;
         }
     m.panels.push_back(panel);

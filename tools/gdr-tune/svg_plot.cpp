@@ -151,6 +151,7 @@ std::string line_plot(const LinePlot& p) {
             text(kRight - 4, ya.px(m.at) - 5, m.label, "end") + "</g>\n";
   }
   double legend_y = kTop + 10;
+  std::vector<std::pair<double, double>> labels_at;  // placed point labels, to keep them apart
   for (size_t i = 0; i < p.series.size(); ++i) {
     const Series& s = p.series[i];
     const std::string colour = kColours[i % (sizeof kColours / sizeof *kColours)];
@@ -164,8 +165,15 @@ std::string line_plot(const LinePlot& p) {
     for (const Point& pt : pts) {
       body += "<circle cx=\"" + num(xa.px(pt.x)) + "\" cy=\"" + num(ya.px(pt.y)) + "\" r=\"3.5\" fill=\"" + colour +
               "\"/>\n";
-      if (!pt.label.empty())
-        body += text(xa.px(pt.x) + 7, ya.px(pt.y) + 4, pt.label, "start", (" fill=\"" + colour + "\"").c_str());
+      if (pt.label.empty()) continue;
+      double y = ya.px(pt.y) + 4;
+      for (bool moved = true; moved;) {  // below any label it would overlap
+        moved = false;
+        for (const auto& [lx, ly] : labels_at)
+          if (std::abs(lx - xa.px(pt.x)) < 100 && std::abs(ly - y) < 13) y = ly + 13, moved = true;
+      }
+      labels_at.push_back({xa.px(pt.x), y});
+      body += text(xa.px(pt.x) + 7, y, pt.label, "start", (" fill=\"" + colour + "\"").c_str());
     }
     body += "</g>\n";
     body += line(kRight + 16, legend_y, kRight + 40, legend_y, "stroke=\"" + colour + "\" stroke-width=\"2\"" + dash);
@@ -177,9 +185,9 @@ std::string line_plot(const LinePlot& p) {
 
 std::string heat_map(const HeatMap& m) {
   if (m.panels.empty()) return document(m.title, text(kWidth / 2, kHeight / 2, m.empty_note));
-  // Panels side by side, up to three per row.
-  const size_t per_row = std::min<size_t>(3, m.panels.size());
-  const double panel_w = (kWidth - 40) / per_row, cell_h = 34;
+  // Panels side by side, up to two per row; a cell's text in lines.
+  const size_t per_row = std::min<size_t>(2, m.panels.size());
+  const double panel_w = (kWidth - 40) / per_row, cell_h = 40;
   const double grid_w = panel_w - 90, grid_h = cell_h * m.rows.size();
   const double panel_h = grid_h + 90;
   const size_t panel_rows = (m.panels.size() + per_row - 1) / per_row;
@@ -203,8 +211,11 @@ std::string heat_map(const HeatMap& m) {
         std::string fill = "#f4f4f4";
         bool dark = false;
         if (std::isfinite(v)) {
-          // The best (smallest) cell darkest blue, the worst near white.
-          const double f = hi > lo ? (v - lo) / (hi - lo) : 0;
+          // The best (smallest) cell darkest blue, the worst near white; on a
+          // log scale (times read as ratios), linear if a value is <= 0.
+          const double f = !(hi > lo) ? 0
+                           : lo > 0   ? std::log(v / lo) / std::log(hi / lo)
+                                      : (v - lo) / (hi - lo);
           char buf[16];
           std::snprintf(buf, sizeof buf, "#%02x%02x%02x", int(8 + 232 * f), int(48 + 192 * f), int(107 + 138 * f));
           fill = buf;
@@ -213,8 +224,15 @@ std::string heat_map(const HeatMap& m) {
         body += "<rect class=\"cell\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(cell_w) +
                 "\" height=\"" + num(cell_h) + "\" fill=\"" + fill + "\" stroke=\"white\"/>\n";
         const std::string t = r < panel.text.size() && c < panel.text[r].size() ? panel.text[r][c] : "";
-        if (!t.empty())
-          body += text(x + cell_w / 2, y + cell_h / 2 + 4, t, "middle", dark ? " fill=\"white\"" : "");
+        std::vector<std::string> lines;
+        for (size_t from = 0; !t.empty() && from <= t.size();) {
+          const size_t nl = std::min(t.find('\n', from), t.size());
+          lines.push_back(t.substr(from, nl - from));
+          from = nl + 1;
+        }
+        for (size_t k = 0; k < lines.size(); ++k)
+          body += text(x + cell_w / 2, y + cell_h / 2 + 4 + 14 * (double(k) - 0.5 * double(lines.size() - 1)), lines[k],
+                       "middle", dark ? " fill=\"white\"" : "");
       }
     }
     for (size_t c = 0; c < m.columns.size(); ++c)

@@ -38,12 +38,12 @@ struct LinePlot {
 
 std::string line_plot(const LinePlot& plot);
 
-// A grid of cells, x columns by y rows; each cell a value (coloured, the
-// smallest darkest) and its text. A cell without a value is left blank.
+// A grid of cells, x columns by y rows; each cell a value (coloured on a
+// log scale per panel, the smallest darkest) and its text. A cell without a value is left blank.
 struct HeatPanel {
   std::string title;
   std::vector<std::vector<double>> values;  // [row][column]; NaN: no value
-  std::vector<std::vector<std::string>> text;
+  std::vector<std::vector<std::string>> text;  // '\n' breaks a line
 };
 
 struct HeatMap {
