@@ -141,9 +141,12 @@ std::string line_plot(const LinePlot& p) {
                (" transform=\"rotate(-90 20 " + num((kTop + kBottom) / 2) + ")\"").c_str());
 
   for (const Marker& m : p.vertical) {
+    // The label along the line, on its left, reading upwards from the top.
+    const double x = xa.px(m.at), lx = x - 5, ly = kTop + 6;
     body += "<g class=\"marker\">" +
-            line(xa.px(m.at), kTop, xa.px(m.at), kBottom, "stroke=\"black\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"") +
-            text(xa.px(m.at) + 4, kTop + 14, m.label, "start") + "</g>\n";
+            line(x, kTop, x, kBottom, "stroke=\"black\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"") +
+            text(lx, ly, m.label, "end", (" transform=\"rotate(-90 " + num(lx) + " " + num(ly) + ")\"").c_str()) +
+            "</g>\n";
   }
   for (const Marker& m : p.horizontal) {
     body += "<g class=\"floor\">" +
