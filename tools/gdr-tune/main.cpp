@@ -1,6 +1,7 @@
 // gdr-tune: searches each route's schedule knobs for a shape on this CPU,
-// per (T, threads), and writes a report (<prefix>.md, <prefix>.json) and the
-// winners into the tuning database that the routes read (docs/tuning.md).
+// per (T, threads), within an optional --budget, and writes a report
+// (<prefix>.md, <prefix>.json, the <prefix>-*.svg plots) and the winners
+// into the tuning database that the routes read (docs/tuning.md).
 #include <stdlib.h>
 #include <unistd.h>
 
