@@ -49,6 +49,13 @@ int bench(const TempDir& dir, const std::string& args, std::string* out, std::st
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Runs python3 (a build dependency) on `script` with the JSON file `json`
+// as its argument: its exit status, 0 if the script's asserts hold.
+int check_json(const TempDir& dir, const std::string& script, const std::string& json) {
+  std::ofstream(dir.path("check.py")) << script;
+  return std::system(("python3 " + dir.path("check.py") + " " + json).c_str());
+}
+
 // Every form flag at once (GVA, scalar decay, token-major, varlen with an
 // empty and a one-token sequence, in place): printed in the form line, each
 // implementation agrees with the first, and every JSON record carries the
@@ -72,8 +79,7 @@ TEST(GdrBenchTest, FormFlagsArePrintedAndRecorded) {
       "for x in r[1:]:\n"
       "    want = dict(B=1, H=4, T=38, Hk=2, Hq=4, decay='scalar', layout='bthd', seqlens=[30, 0, 1, 7], in_place=True)\n"
       "    assert all(x[k] == v for k, v in want.items()), x\n";
-  std::ofstream(dir.path("check.py")) << check;
-  EXPECT_EQ(std::system(("python3 " + dir.path("check.py") + " " + dir.path("b.json")).c_str()), 0)
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
       << read_file(dir.path("b.json"));
 }
 
@@ -97,8 +103,7 @@ TEST(GdrBenchTest, ReadoutFlopsAreCounted) {
         (grouped ? "(2, 4" : "(2, 2") + ", 'channel', 'bhtd', [], False), x\n"
         "flops = " + (grouped ? "10" : "8") + " * 16 * 8 * 9 * 2 * 2\n"
         "assert abs(x['gflops'] - flops / x['median_ns']) <= 1e-3 + 1e-3 * x['gflops'], x\n";
-    std::ofstream(dir.path("check.py")) << check;
-    EXPECT_EQ(std::system(("python3 " + dir.path("check.py") + " " + dir.path("b.json")).c_str()), 0)
+    EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
         << hq << ": " << read_file(dir.path("b.json"));
   }
 }
@@ -124,6 +129,60 @@ TEST(GdrBenchTest, BadFormFlagsAreOneLine) {
               2) << args;
     EXPECT_EQ(err, message) << args;
     EXPECT_FALSE(std::ifstream(dir.path("b.json")).good()) << args;
+  }
+}
+
+// --shapes: every implementation over every shape in one run and one table
+// (one header, a row per implementation and case), each record with its
+// shape's K, V, H, T and key/query heads; a shape's unset keys come from
+// the flags (--T 5, --B 2).
+TEST(GdrBenchTest, ShapesRunInOneTable) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference,baseline-two-pass --shapes 'K=16,V=8,H=2;K=8,V=4,H=4,Hk=2,T=3' --T 5 "
+                       "--B 2 --threads 1 --seconds 0.01 --json " + dir.path("b.json"), &out, &err),
+            0) << err;
+  size_t headers = 0, rows = 0;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    headers += line.rfind("impl ", 0) == 0;
+    rows += line.rfind("reference ", 0) == 0 || line.rfind("baseline-two-pass ", 0) == 0;
+  }
+  EXPECT_EQ(headers, 1u) << out;
+  EXPECT_EQ(rows, 4u) << out;
+  EXPECT_NE(out.find("shape 2: K=8,V=4,H=4,Hk=2,T=3 (form: Hk=2 Hq=H"), std::string::npos) << out;
+  EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
+  const std::string check =
+      "import json, sys\n"
+      "r = json.load(open(sys.argv[1]))[1:]\n"
+      "got = sorted((x['impl'], x['B'], x['K'], x['V'], x['H'], x['T'], x['Hk']) for x in r)\n"
+      "want = sorted((i, 2) + s for i in ('reference', 'baseline-two-pass') for s in ((16, 8, 2, 5, 2), (8, 4, 4, 3, 2)))\n"
+      "assert got == want, got\n";
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
+      << read_file(dir.path("b.json"));
+}
+
+// A bad --shapes is one line naming it and the bad part, before any
+// measuring (no machine peak printed), and no JSON.
+TEST(GdrBenchTest, BadShapesAreOneLine) {
+  const TempDir dir("gdr-bench-test");
+  const std::pair<const char*, const char*> cases[] = {
+      {"K=abc", "gdr-bench: --shapes: shape 'K=abc': K: expected an integer in [1, 1048576], got 'abc'\n"},
+      {"K=16;V=0", "gdr-bench: --shapes: shape 'V=0': V: expected an integer in [1, 1048576], got '0'\n"},
+      {"K=16,Q=2", "gdr-bench: --shapes: shape 'K=16,Q=2': unknown key 'Q' (keys B, H, K, V, T, Hk, Hq)\n"},
+      {"K=16;H", "gdr-bench: --shapes: shape 'H': expected KEY=VALUE (keys B, H, K, V, T, Hk, Hq), got 'H'\n"},
+      {"K=1,K=2", "gdr-bench: --shapes: shape 'K=1,K=2': K given twice\n"},
+      {"H=6,Hk=4", "gdr-bench: --shapes: shape 'H=6,Hk=4': --Hk 4 does not divide --H 6\n"},
+      {";", "gdr-bench: --shapes: expected shapes such as 'K=256,V=256,H=16;K=64,V=64,H=32'\n"},
+  };
+  for (const auto& [shapes, message] : cases) {
+    std::string out, err;
+    EXPECT_EQ(bench(dir, std::string("--impl reference --shapes '") + shapes + "' --json " + dir.path("b.json"),
+                    &out, &err),
+              2) << shapes;
+    EXPECT_EQ(err, message) << shapes;
+    EXPECT_EQ(out.find("machine peak"), std::string::npos) << out;
+    EXPECT_FALSE(std::ifstream(dir.path("b.json")).good()) << shapes;
   }
 }
 

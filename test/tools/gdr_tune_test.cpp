@@ -13,9 +13,14 @@
 #include <memory>
 #include <sstream>
 
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
 #include "candidates.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
+#include "plots.h"
 #include "report.h"
 #include "tuner.h"
 #include "temp_dir.h"
@@ -34,6 +39,15 @@ class GdrTuneTest : public ::testing::Test {
     const int status = std::system(cmd.c_str());
     *out = read(path("stdout"));
     *err = read(path("stderr"));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  // Runs gdr-tune with `args` on a pseudo-terminal (util-linux script):
+  // its exit code and what the terminal showed (stdout and stderr).
+  int run_on_terminal(const std::string& args, std::string* shown) {
+    const std::string cmd = "script -q -e -c '" + std::string(GDR_TUNE_PATH) + " " + args + "' /dev/null >" +
+                            path("terminal") + " 2>&1 </dev/null";
+    const int status = std::system(cmd.c_str());
+    *shown = read(path("terminal"));
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
   static std::string read(const std::string& file) {
@@ -205,6 +219,124 @@ TEST(Tuner, CoarseThenFineSpace) {
   EXPECT_EQ(chunked_space({4, 8, 16}).size(), 9u);
 }
 
+// An entry of `c` timed in `round` with these repetitions.
+Entry timed_entry(Candidate c, int round, std::vector<double> ns) {
+  Entry e;
+  e.candidate = std::move(c);
+  e.check.ok = true;
+  e.median_ns[round] = tools::median(ns);
+  e.reps[round] = static_cast<int>(ns.size());
+  e.spread[round] = tools::spread(ns);
+  return e;
+}
+
+Candidate recurrent(int64_t width, int64_t v_tile, int64_t unroll, int64_t prefetch) {
+  return variant_candidate(compiler::recurrent_variant({16, 16}, {width, v_tile, unroll, prefetch}));
+}
+
+TEST(Tuner, SpreadIsMinQuartilesMax) {
+  const tools::Spread s = tools::spread({5, 1, 3, 2, 4});
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.q1, 2);
+  EXPECT_EQ(s.median, 3);
+  EXPECT_EQ(s.q3, 4);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.relative_iqr(), 2.0 / 3.0);
+  EXPECT_EQ(tools::spread({7}).q1, 7);
+}
+
+// Within the noise (interquartile ranges overlap), the simplest wins: the
+// default schedule, else less unrolling; outside it, the fastest.
+TEST(Tuner, TieWithinNoiseKeepsTheSimplerSchedule) {
+  const std::vector<Entry> entries = {
+      timed_entry(recurrent(4, 8, 4, 2), 2, {100, 101, 102, 103, 104}),  // fastest, unrolled
+      timed_entry(recurrent(4, 8, 2, 2), 2, {102, 103, 104, 105, 106}),  // overlaps it
+      timed_entry(recurrent(4, 4, 1, 2), 2, {101, 102, 104, 106, 108}),  // overlaps it, simplest
+      timed_entry(recurrent(4, 16, 1, 0), 2, {120, 121, 122, 123, 124}),  // slower: no tie
+  };
+  std::vector<size_t> tied;
+  EXPECT_EQ(choose_winner(entries, {0, 1, 2, 3}, 2, "none", &tied), 2u);
+  EXPECT_EQ(tied, (std::vector<size_t>{1, 2}));
+  // The default schedule is simplest of all.
+  EXPECT_EQ(choose_winner(entries, {0, 1, 2, 3}, 2, entries[1].candidate.schedule, &tied), 1u);
+  // Outside the noise the fastest wins, however complex.
+  EXPECT_EQ(choose_winner(entries, {0, 3}, 2, entries[3].candidate.schedule, &tied), 0u);
+  EXPECT_TRUE(tied.empty());
+  EXPECT_FALSE(within_noise(entries[0], entries[3], 2));
+  EXPECT_TRUE(within_noise(entries[3], entries[3], 2));
+}
+
+TEST(Report, TimesInMicrosecondsBelowAMillisecond) {
+  EXPECT_EQ(duration_text(812345), "812.3 µs");
+  EXPECT_EQ(duration_text(999.0e3), "999 µs");
+  EXPECT_EQ(duration_text(1.5e6), "1.5 ms");
+  EXPECT_EQ(duration_text(12.34e6), "12.34 ms");
+}
+
+// Counts `what` in `text`.
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Measured cases where recurrent is faster at T = 1 and chunked at T = 512
+// (one thread): auto's route changes at the database's bucket cut,
+// floor(sqrt(1 * 512)) + 1 = 23, which the text says and the time-per-token
+// plot marks; decode (T = 1) is set against the copy floor.
+TEST(Report, CrossoverIsSaidAndMarked) {
+  ReportContext ctx;
+  ctx.options = tiny_recurrent_options();
+  ctx.options.routes = {Route::Recurrent, Route::Chunked};
+  ctx.peak.copy_gbps_1t = 10;  // bytes per ns
+  ctx.name = "tune";
+  auto make_case = [&](int64_t T, double recurrent_ns, double chunked_ns) {
+    CaseResult c;
+    c.T = T;
+    c.threads = 1;
+    c.entries = {timed_entry(recurrent(4, 8, 1, 2), 2, {recurrent_ns}),
+                 timed_entry(variant_candidate(compiler::chunked_variant({16, 16}, {16, 4})), 2, {chunked_ns})};
+    c.winners = {{Route::Recurrent, 0}, {Route::Chunked, 1}};
+    return c;
+  };
+  const std::vector<CaseResult> cases = {make_case(1, 1e3, 5e3), make_case(512, 5e5, 1e5)};
+  const std::vector<Crossover> xs = crossovers(ctx, cases);
+  ASSERT_EQ(xs.size(), 1u);
+  EXPECT_EQ(xs[0].below, Route::Recurrent);
+  EXPECT_EQ(xs[0].from, Route::Chunked);
+  EXPECT_EQ(xs[0].T_from, 23);
+  const std::string md = report_markdown(ctx, cases);
+  EXPECT_NE(md.find("crossover, 1 thread: recurrent up to T = 22, chunked from T = 23"), std::string::npos) << md;
+  // The state: B H K V = 1 x 2 x 16 x 16 floats, read and written: 4096
+  // bytes, at 10 bytes/ns 409.6 ns; recurrent's 1 µs is 2.44x that.
+  EXPECT_NE(md.find("decode: T = 1, 1 thread: recurrent `w4-vt8-u1-p2` 1 µs, 4.1 GB/s of state, 2.44x the copy floor"),
+            std::string::npos) << md;
+  const std::vector<Plot> plots = report_plots(ctx, cases);
+  ASSERT_EQ(plots.size(), 3u);
+  EXPECT_EQ(plots[0].suffix, "-time-per-token.svg");
+  EXPECT_EQ(count(plots[0].svg, "<g class=\"marker\">"), 1u);
+  EXPECT_NE(plots[0].svg.find("chunked from T = 23 (1 thread)"), std::string::npos);
+  // One series per route, two points each (one line, two circles).
+  EXPECT_NE(plots[0].svg.find("data-name=\"recurrent, 1 thread\""), std::string::npos);
+  EXPECT_NE(plots[0].svg.find("data-name=\"chunked, 1 thread\""), std::string::npos);
+  EXPECT_EQ(count(plots[0].svg, "<circle"), 4u);
+  // The decode plot: the T = 1 points and the floor.
+  EXPECT_EQ(count(plots[2].svg, "<circle"), 2u);
+  EXPECT_NE(plots[2].svg.find("copy floor: 10.0 GB/s"), std::string::npos);
+  // Same route everywhere: no crossover, no marker.
+  const std::vector<CaseResult> flat = {make_case(1, 1e3, 5e3), make_case(512, 1e5, 5e5)};
+  EXPECT_TRUE(crossovers(ctx, flat).empty());
+  EXPECT_EQ(count(report_plots(ctx, flat)[0].svg, "class=\"marker\""), 0u);
+  EXPECT_NE(report_markdown(ctx, flat).find("crossover: none"), std::string::npos);
+}
+
+// Parses each file as XML (python3 is a build dependency); "" if all parse.
+std::string xml_errors(const std::vector<std::string>& files) {
+  std::string cmd = "python3 -c 'import sys, xml.etree.ElementTree as E\nfor f in sys.argv[1:]: E.parse(f)'";
+  for (const std::string& f : files) cmd += " " + f;
+  return std::system(cmd.c_str()) == 0 ? "" : "an SVG does not parse as XML";
+}
+
 TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
   // An existing database: another host's record survives the merge.
   ASSERT_TRUE(compiler::write_tuning_db(
@@ -256,6 +388,153 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
     EXPECT_NE(md.find("winner: `" + db[i].schedule + "`"), std::string::npos) << db[i].schedule;
   }
   EXPECT_NE(out.find("report: " + path("r/tune") + ".md"), std::string::npos) << out;
+
+  // The plots, next to the report, linked from it, said on stdout; they
+  // parse as XML and hold what they should.
+  const std::vector<std::string> svgs = {path("r/tune-time-per-token.svg"), path("r/tune-chunked-grid.svg"),
+                                         path("r/tune-decode-bandwidth.svg")};
+  for (const std::string& f : svgs) {
+    const std::string name = std::filesystem::path(f).filename().string();
+    EXPECT_NE(md.find("](" + name + ")"), std::string::npos) << name;
+    EXPECT_NE(out.find(f), std::string::npos) << out;
+    EXPECT_EQ(read(f).rfind("<?xml", 0), 0u) << f;
+  }
+  EXPECT_EQ(xml_errors(svgs), "");
+  const std::string per_token = read(svgs[0]), grid = read(svgs[1]), decode = read(svgs[2]);
+  for (const char* series : {"data-name=\"recurrent, 1 thread\"", "data-name=\"chunked, 1 thread\""}) {
+    EXPECT_NE(per_token.find(series), std::string::npos) << series;
+    EXPECT_NE(decode.find(series), std::string::npos) << series;
+  }
+  EXPECT_EQ(count(per_token, "<circle"), 4u);  // two routes at T = 1 and 40
+  EXPECT_EQ(count(decode, "<circle"), 2u);     // two routes at T = 1
+  EXPECT_NE(decode.find("copy floor: "), std::string::npos);
+  // Per case a panel of chunk 16, 32, 64 x width 4, each cell timed.
+  EXPECT_EQ(count(grid, "<g class=\"panel\">"), 2u);
+  EXPECT_EQ(count(grid, "class=\"cell\""), 6u);
+  EXPECT_EQ(count(grid, " µs</text>"), 6u);  // each cell's time (all below 1 ms)
+  EXPECT_NE(grid.find("T = 40, 1 thread"), std::string::npos);
+  // Each winner with its spread; no time in ms below 1 ms.
+  EXPECT_EQ(count(md, " reps), "), 4u) << md;
+  EXPECT_NE(md.find("(min "), std::string::npos);
+  EXPECT_EQ(md.find(" ms |"), std::string::npos) << md;  // "0.0123 ms" was how a 12 µs time read
+  EXPECT_NE(md.find(" µs | "), std::string::npos) << md;
+  // Not a terminal: no progress.
+  EXPECT_EQ(err, "");
+}
+
+// On a terminal the progress line shows (candidates done / planned, the
+// case, the time left), rewritten with '\r'; the same run writing to files
+// shows none of it (the tests above).
+TEST_F(GdrTuneTest, ProgressOnlyOnATerminal) {
+  std::string shown;
+  ASSERT_EQ(run_on_terminal("--H 1 --K 4 --V 4 --T 1 --threads 1 --seconds 0.01 --widths 4 --routes recurrent "
+                            "--report " + path("r/tune") + " --db " + path("tuning.db"), &shown),
+            0) << shown;
+  EXPECT_NE(shown.find("\r[0/"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(" candidates] T = 1, threads = 1: round 1, "), std::string::npos) << shown;
+  EXPECT_NE(shown.find(" left"), std::string::npos) << shown;
+  std::string out, err;
+  ASSERT_EQ(run("--H 1 --K 4 --V 4 --T 1 --threads 1 --seconds 0.01 --widths 4 --routes recurrent "
+                "--report " + path("r/tune") + " --db " + path("tuning.db"), &out, &err),
+            0) << err;
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(out.find('\r'), std::string::npos);
+}
+
+// --budget bounds the whole run: a search whose calls take milliseconds
+// (H = 16, K = V = 64, T = 256 at width 4: 6 + 12 candidates, about 20 s at
+// --seconds 1) ends within its 6 s and some slack, the seconds per
+// candidate planned down (or the search cut short), the best so far in the
+// database.
+TEST_F(GdrTuneTest, BudgetBoundsTheRun) {
+  std::string out, err;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(run("--H 16 --K 64 --V 64 --T 256 --threads 1 --seconds 1 --widths 4 --routes recurrent --budget 6 "
+                "--report " + path("r/tune") + " --db " + path("tuning.db"), &out, &err),
+            0) << err;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 6 + 3) << out;
+  const std::string md = read(path("r/tune.md"));
+  EXPECT_NE(md.find("- budget: 6 s for the whole run"), std::string::npos) << md;
+  const std::string planned = "- seconds per candidate, planned for the budget: round 1 ";
+  const size_t at = md.find(planned);
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_LT(std::strtod(md.c_str() + at + planned.size(), nullptr), 0.5) << md;
+  compiler::TuningDbFile file;
+  ASSERT_TRUE(compiler::read_tuning_db(path("tuning.db"), &file));
+  EXPECT_EQ(file.records.size(), 1u) << md;
+  for (const compiler::TuningRecord& r : file.records)
+    EXPECT_NE(md.find("winner: `" + r.schedule + "`"), std::string::npos) << r.schedule;
+}
+
+// The pace plans the seconds per candidate to fit the budget: what is left
+// over the candidates left, at most --seconds.
+TEST(Pace, PlansSecondsPerCandidateToFitTheBudget) {
+  const auto now = Pace::Clock::now();
+  Pace none(0, 0.5, now);
+  none.plan(100);
+  EXPECT_EQ(none.seconds_for_round(10), 0.5);
+  EXPECT_FALSE(none.spent());
+  Pace tight(10, 0.5, now);
+  tight.plan(100);
+  EXPECT_NEAR(tight.seconds_for_round(10), 0.1, 0.01);
+  EXPECT_FALSE(tight.spent());
+  Pace ample(1000, 0.5, now);
+  ample.plan(100);
+  EXPECT_EQ(ample.seconds_for_round(10), 0.5);
+  Pace over(1, 0.5, now - std::chrono::seconds(2));
+  EXPECT_TRUE(over.spent());
+  EXPECT_EQ(over.left(), 0);
+}
+
+// A budget spent as round 1's timing begins (the progress callback waits
+// for it): round 1 runs one repetition, round 2 is skipped, the winners are
+// round 1's best, and the case says the budget cut it; the report says so.
+TEST(Tuner, SpentBudgetKeepsTheBestSoFar) {
+  TuneOptions o = tiny_recurrent_options();
+  o.seconds_per_candidate = 1;
+  Checker checker(o.K, o.V, 1);
+  Pace pace(3, o.seconds_per_candidate, Pace::Clock::now());
+  pace.plan(planned_sizes(o).round1 + planned_sizes(o).round2);
+  pace.on_change = [](const Pace& p) {
+    const auto give_up = Pace::Clock::now() + std::chrono::seconds(10);  // a pace that never spends
+    if (p.step().find("round 1, timing") != std::string::npos)
+      while (!p.spent() && Pace::Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
+  const auto start = Pace::Clock::now();
+  const CaseResult c = tune_case(o, 3, 1, checker, &pace);
+  EXPECT_LT(std::chrono::duration<double>(Pace::Clock::now() - start).count(), 5.0);
+  EXPECT_TRUE(c.budget_cut);
+  EXPECT_EQ(c.final_round, 1);
+  ASSERT_TRUE(c.winners.count(Route::Recurrent));
+  const Entry& w = c.entries[c.winners.at(Route::Recurrent)];
+  EXPECT_EQ(w.reps[1], 1);
+  EXPECT_FALSE(w.timed(2));
+  for (const Entry& e : c.entries)  // the fastest of round 1, unless a tie kept a simpler one
+    if (e.candidate.route == Route::Recurrent && e.timed(1) && !c.ties.count(Route::Recurrent)) {
+      EXPECT_LE(w.median_ns[1], e.median_ns[1]) << e.candidate.name();
+    }
+  ReportContext context;
+  context.options = o;
+  context.budget_seconds = 1;
+  const std::string md = report_markdown(context, {c});
+  EXPECT_NE(md.find("**the budget cut the run**"), std::string::npos) << md;
+  EXPECT_NE(md.find("spent in round 1; round 2 skipped, the winners are round 1's"), std::string::npos) << md;
+  EXPECT_NE(md.find("Skipped: the budget was spent."), std::string::npos) << md;
+  EXPECT_NE(md.find("| **winner** | " + w.candidate.name() + " |"), std::string::npos) << md;
+}
+
+// A budget that is ample changes nothing but the line saying it.
+TEST_F(GdrTuneTest, AmpleBudgetDoesNotCut) {
+  std::string out, err;
+  ASSERT_EQ(run("--H 1 --K 4 --V 4 --T 1 --threads 1 --seconds 0.01 --widths 4 --routes recurrent --budget 600 "
+                "--report " + path("r/tune") + " --db " + path("tuning.db"), &out, &err),
+            0) << err;
+  const std::string md = read(path("r/tune.md"));
+  EXPECT_NE(md.find("- budget: 600 s for the whole run"), std::string::npos) << md;
+  EXPECT_EQ(md.find("budget cut"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Round 2: finalists"), std::string::npos);
+  EXPECT_EQ(md.find("Skipped: the budget was spent."), std::string::npos);
 }
 
 // --decay scalar: every record written has decay=scalar (both routes'),
@@ -318,6 +597,12 @@ TEST_F(GdrTuneTest, BadFlagsGiveOneLineNamingTheFlagAndWriteNothing) {
       {"--seconds 0", "--seconds"},
       {"--seconds inf", "--seconds"},  // ran forever
       {"--seconds 1e999", "--seconds"},
+      {"--budget 0", "--budget: expected a number > 0 and <= 86400, got '0'"},
+      {"--budget inf", "--budget: expected a number > 0 and <= 86400, got 'inf'"},
+      {"--budget nan", "--budget"},
+      {"--budget -5", "--budget"},
+      {"--budget 86401", "--budget"},
+      {"--budget 2x", "--budget"},
       {"--T 0", "--T"},
       {"--threads 100000", "--threads"},
       {"--K 0", "--K"},

@@ -7,7 +7,6 @@
 #include <sstream>
 
 namespace gdr::tools {
-namespace {
 
 bool parse_integer(const std::string& text, int64_t* out) {
   if (text.empty()) return false;
@@ -19,16 +18,18 @@ bool parse_integer(const std::string& text, int64_t* out) {
   return true;
 }
 
+namespace {
+
 std::string range(int64_t min, int64_t max) {
   return "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
 }
 
 }  // namespace
 
-std::vector<std::string> split_list(const std::string& text) {
+std::vector<std::string> split_list(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');)
+  for (std::string part; std::getline(in, part, separator);)
     if (!part.empty()) parts.push_back(part);
   return parts;
 }

@@ -43,7 +43,10 @@ class Flags {
   std::map<std::string, std::string> values_;
 };
 
-// "a,b,,c" -> {"a", "b", "c"}
-std::vector<std::string> split_list(const std::string& text);
+// A whole decimal integer of int64_t's range; false otherwise.
+bool parse_integer(const std::string& text, int64_t* out);
+
+// "a,b,,c" -> {"a", "b", "c"} (with ',' the separator)
+std::vector<std::string> split_list(const std::string& text, char separator = ',');
 
 }  // namespace gdr::tools

@@ -44,6 +44,24 @@ double median(std::vector<double> x) {
   return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
+Spread spread(std::vector<double> x) {
+  Spread s;
+  if (x.empty()) return s;
+  std::sort(x.begin(), x.end());
+  auto quantile = [&](double q) {
+    const double at = q * double(x.size() - 1);
+    const size_t lo = static_cast<size_t>(at);
+    const size_t hi = std::min(lo + 1, x.size() - 1);
+    return x[lo] + (at - double(lo)) * (x[hi] - x[lo]);
+  };
+  s.min = x.front();
+  s.q1 = quantile(0.25);
+  s.median = median(x);
+  s.q3 = quantile(0.75);
+  s.max = x.back();
+  return s;
+}
+
 double op_flops(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V, int64_t readouts) {
   return (8.0 + 2.0 * (readouts - 1)) * K * V * T * B * H;
 }

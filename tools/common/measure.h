@@ -33,6 +33,14 @@ std::vector<std::vector<double>> time_interleaved(size_t n, const std::function<
 
 double median(std::vector<double> x);
 
+// The spread of repetitions: min, quartiles (linear interpolation between
+// order statistics), max; all 0 for no repetitions.
+struct Spread {
+  double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;
+  double relative_iqr() const { return median > 0 ? (q3 - q1) / median : 0; }
+};
+Spread spread(std::vector<double> x);
+
 // Effective flops of one call, the same for every implementation so figures
 // compare: per token and state head, 8 K V for the recurrence with its
 // first readout (the fused recurrence's count) and 2 K V (one K x V

@@ -23,6 +23,7 @@
 #include "../common/measure.h"
 #include "../common/peak.h"
 #include "../common/version.h"
+#include "shapes.h"
 #include "gdr/runtime.h"
 #include "gdr/support/staged_outputs.h"
 #include "gdr/reference/reference.h"
@@ -44,6 +45,8 @@ struct Config {
   std::string json;
   bool halide_profile = false;  // chunked@...: per-Func profile at exit
   gdr::tools::Form form;
+  // What runs: the flags' shape, or --shapes' list (each starting from it).
+  std::vector<gdr::bench::Shape> shapes;
 };
 
 struct Record {
@@ -52,11 +55,14 @@ struct Record {
   int threads;
   double median_ns;
   int reps;
+  gdr::tools::Form form;
 };
 
 const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
     "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
+    "                 [--shapes 'K=256,V=256,H=16;K=64,V=64,H=32': every shape in one run and one\n"
+    "                  table; each sets some of B, H, K, V, T, Hk, Hq, the other flags the rest]\n"
     "                 [--Hk N: key heads (GVA)] [--Hq N: query heads (grouped readout if > H)]\n"
     "                 [--decay channel|scalar] [--layout bhtd|bthd]\n"
     "                 [--seqlens 300,17,1: one varlen call, B = 1, T their sum, a state each]\n"
@@ -79,7 +85,7 @@ const char kUsage[] =
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
   std::set<std::string> known = {"--impl", "--T", "--H", "--B", "--K", "--V",
-                                 "--threads", "--seconds", "--json", "--halide-profile"};
+                                 "--threads", "--seconds", "--json", "--halide-profile", "--shapes"};
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (flags.help()) {
@@ -104,25 +110,29 @@ Config parse_args(int argc, char** argv) {
   if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &c.seconds_per_case); !s)
     die(s.message());
   if (gdr::Status s = gdr::tools::parse_form(flags, &c.form); !s) die(s.message());
-  if (gdr::Status s = gdr::tools::check_form(c.form, c.H, c.B); !s) die(s.message());
   if (!c.form.seqlens.empty()) c.T = {c.form.T(0)};
+  gdr::bench::Shape base{c.B, c.K, c.V, c.H, c.T, c.form, ""};
+  if (flags.has("--shapes")) {
+    if (gdr::Status s = gdr::bench::parse_shapes(flags.get("--shapes"), base, &c.shapes); !s) die(s.message());
+  } else {
+    if (gdr::Status s = gdr::tools::check_form(c.form, c.H, c.B); !s) die(s.message());
+    c.shapes = {base};
+  }
   c.json = flags.get("--json");
   c.halide_profile = flags.get("--halide-profile") == "1";
   return c;
 }
 
-double flops(const Record& r, const gdr::tools::Form& form) {
-  return gdr::tools::op_flops(r.B, r.H, r.T, r.K, r.V, form.readouts(r.H));
-}
+double flops(const Record& r) { return gdr::tools::op_flops(r.B, r.H, r.T, r.K, r.V, r.form.readouts(r.H)); }
 
-std::string json_record(const Record& r, const gdr::tools::Form& form) {
+std::string json_record(const Record& r) {
   char buf[4096];
   std::snprintf(buf, sizeof buf,
                 "{\"impl\": \"%s\", \"B\": %lld, \"H\": %lld, \"T\": %lld, \"K\": %lld, \"V\": "
                 "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f, %s}",
                 r.impl.c_str(), (long long)r.B, (long long)r.H, (long long)r.T, (long long)r.K,
                 (long long)r.V, r.threads, r.median_ns, r.reps,
-                r.median_ns > 0 ? flops(r, form) / r.median_ns : 0.0, gdr::tools::form_json(form, r.H).c_str());
+                r.median_ns > 0 ? flops(r) / r.median_ns : 0.0, gdr::tools::form_json(r.form, r.H).c_str());
   return buf;
 }
 
@@ -194,100 +204,105 @@ int main(int argc, char** argv) {
               peak.fma_gflops_1t, peak.fma_gflops_2t, peak.vector_bits, peak.copy_gbps_1t);
 
   std::printf("form: %s\n", gdr::tools::form_text(config.form).c_str());
+  for (size_t i = 0; i < config.shapes.size(); ++i)
+    if (!config.shapes[i].text.empty())
+      std::printf("shape %zu: %s (form: %s)\n", i + 1, config.shapes[i].text.c_str(),
+                  gdr::tools::form_text(config.shapes[i].form).c_str());
   std::vector<Record> records;
   std::printf("%-20s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s\n", "impl", "B", "H", "T", "K", "V",
               "thr", "median ms", "GFLOP/s", "%peak", "vs 2pass", "vs chunk");
-  for (int64_t H : config.H)
-    for (int64_t T : config.T)
-      for (int threads : config.threads) {
-        // Inputs as in the contract, with decay ~ U(0.9, 1): the regime where
-        // the baseline chunked kernel takes its chunked path, not its fallback.
-        gdr::test::ProblemOptions options{gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform,
-                                          true, 42};
-        options.form = gdr::tools::problem_form(config.form, H);
-        gdr::test::Problem in = gdr::test::make_problem(config.B, H, T, config.K, config.V, options);
-        const size_t n_impl = routes.size();
-        std::vector<std::vector<float>> outs(n_impl), states(n_impl);
-        std::vector<std::vector<double>> times(n_impl);
-        std::string failure;
-        auto run_once = [&](size_t i) {
-          outs[i].resize(in.out.size());
-          gdr::Tensors t = in.tensors();
-          t.out = outs[i].data();
-          if (config.form.in_place) {
-            // Each implementation its own pool, as it was before the call
-            // (restored outside the timing), updated in place.
-            states[i] = in.initial_state;
-            t.initial_state = t.final_state = states[i].data();
-          } else {
-            states[i].resize(in.final_state.size());
-            t.final_state = states[i].data();
-          }
-          gdr::Options o;
-          o.route = routes[i];
-          select_variant(i);
-          o.threads = threads;
-          auto start = Clock::now();
-          gdr::Status s = gdr::run(t, o);
-          double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-          if (!s) failure = config.impls[i] + ": " + s.message();
-          return ns;
-        };
-        gdr::tools::TimingBudget budget;
-        budget.seconds = config.seconds_per_case;
-        // A failing implementation ends the case after the warm-up.
-        times = gdr::tools::time_interleaved(n_impl, run_once, budget,
-                                             [&] { return !failure.empty(); });
-        if (!failure.empty()) fail(failure);
-        std::map<gdr::Route, double> medians;
-        std::vector<double> impl_median(n_impl);
-        for (size_t i = 0; i < n_impl; ++i) {
-          impl_median[i] = gdr::tools::median(times[i]);
-          medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
-        }
-        for (size_t i = 0; i < n_impl; ++i) {
-          Record r{config.impls[i], config.B, H, T, config.K, config.V, threads,
-                   impl_median[i], static_cast<int>(times[i].size())};
-          records.push_back(r);
-          const double gflops = flops(r, config.form) / r.median_ns;
-          const double peak_t = threads >= 2 ? peak.fma_gflops_2t : peak.fma_gflops_1t;
-          auto ratio = [&](gdr::Route base) {
-            auto it = medians.find(base);
-            return it == medians.end() ? std::string("-")
-                                       : std::to_string(it->second / r.median_ns).substr(0, 5) + "x";
+  for (const gdr::bench::Shape& shape : config.shapes)
+    for (int64_t H : shape.H)
+      for (int64_t T : shape.T)
+        for (int threads : config.threads) {
+          // Inputs as in the contract, with decay ~ U(0.9, 1): the regime where
+          // the baseline chunked kernel takes its chunked path, not its fallback.
+          gdr::test::ProblemOptions options{gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform,
+                                            true, 42};
+          options.form = gdr::tools::problem_form(shape.form, H);
+          gdr::test::Problem in = gdr::test::make_problem(shape.B, H, T, shape.K, shape.V, options);
+          const size_t n_impl = routes.size();
+          std::vector<std::vector<float>> outs(n_impl), states(n_impl);
+          std::vector<std::vector<double>> times(n_impl);
+          std::string failure;
+          auto run_once = [&](size_t i) {
+            outs[i].resize(in.out.size());
+            gdr::Tensors t = in.tensors();
+            t.out = outs[i].data();
+            if (shape.form.in_place) {
+              // Each implementation its own pool, as it was before the call
+              // (restored outside the timing), updated in place.
+              states[i] = in.initial_state;
+              t.initial_state = t.final_state = states[i].data();
+            } else {
+              states[i].resize(in.final_state.size());
+              t.final_state = states[i].data();
+            }
+            gdr::Options o;
+            o.route = routes[i];
+            select_variant(i);
+            o.threads = threads;
+            auto start = Clock::now();
+            gdr::Status s = gdr::run(t, o);
+            double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+            if (!s) failure = config.impls[i] + ": " + s.message();
+            return ns;
           };
-          std::printf("%-20s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n",
-                      r.impl.c_str(), (long long)r.B, (long long)H, (long long)T,
-                      (long long)config.K, (long long)config.V, threads, r.median_ns / 1e6, gflops,
-                      100 * gflops / peak_t, ratio(gdr::Route::BaselineTwoPass).c_str(),
-                      ratio(gdr::Route::BaselineChunked).c_str());
+          gdr::tools::TimingBudget budget;
+          budget.seconds = config.seconds_per_case;
+          // A failing implementation ends the case after the warm-up.
+          times = gdr::tools::time_interleaved(n_impl, run_once, budget,
+                                               [&] { return !failure.empty(); });
+          if (!failure.empty()) fail(failure);
+          std::map<gdr::Route, double> medians;
+          std::vector<double> impl_median(n_impl);
+          for (size_t i = 0; i < n_impl; ++i) {
+            impl_median[i] = gdr::tools::median(times[i]);
+            medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
+          }
+          for (size_t i = 0; i < n_impl; ++i) {
+            Record r{config.impls[i], shape.B, H, T, shape.K, shape.V, threads,
+                     impl_median[i], static_cast<int>(times[i].size()), shape.form};
+            records.push_back(r);
+            const double gflops = flops(r) / r.median_ns;
+            const double peak_t = threads >= 2 ? peak.fma_gflops_2t : peak.fma_gflops_1t;
+            auto ratio = [&](gdr::Route base) {
+              auto it = medians.find(base);
+              return it == medians.end() ? std::string("-")
+                                         : std::to_string(it->second / r.median_ns).substr(0, 5) + "x";
+            };
+            std::printf("%-20s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n",
+                        r.impl.c_str(), (long long)r.B, (long long)H, (long long)T,
+                        (long long)shape.K, (long long)shape.V, threads, r.median_ns / 1e6, gflops,
+                        100 * gflops / peak_t, ratio(gdr::Route::BaselineTwoPass).c_str(),
+                        ratio(gdr::Route::BaselineChunked).c_str());
+          }
+          // What the generated routes ran: tuned or default, and which schedule.
+          std::string planned;
+          for (size_t i = 0; i < n_impl; ++i)
+            if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
+                                        routes[i] == gdr::Route::Chunked))
+              planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
+                         gdr::tools::explain_route(routes[i], in.tensors(), threads);
+          if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
+          // Every implementation must agree with the first one on these inputs.
+          for (size_t i = 1; i < n_impl; ++i) {
+            double worst = 0;
+            for (size_t e = 0; e < outs[0].size(); ++e)
+              worst = std::max(worst, double(std::abs(outs[i][e] - outs[0][e])) / (1 + std::abs(outs[0][e])));
+            if (!(worst < 1e-3))
+              std::printf("  WARNING: %s differs from %s by %.2e (relative)\n", config.impls[i].c_str(),
+                          config.impls[0].c_str(), worst);
+          }
+          std::fflush(stdout);
         }
-        // What the generated routes ran: tuned or default, and which schedule.
-        std::string planned;
-        for (size_t i = 0; i < n_impl; ++i)
-          if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
-                                      routes[i] == gdr::Route::Chunked))
-            planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
-                       gdr::tools::explain_route(routes[i], in.tensors(), threads);
-        if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
-        // Every implementation must agree with the first one on these inputs.
-        for (size_t i = 1; i < n_impl; ++i) {
-          double worst = 0;
-          for (size_t e = 0; e < outs[0].size(); ++e)
-            worst = std::max(worst, double(std::abs(outs[i][e] - outs[0][e])) / (1 + std::abs(outs[0][e])));
-          if (!(worst < 1e-3))
-            std::printf("  WARNING: %s differs from %s by %.2e (relative)\n", config.impls[i].c_str(),
-                        config.impls[0].c_str(), worst);
-        }
-        std::fflush(stdout);
-      }
 
   if (!config.json.empty()) {
     std::ostringstream out;
     out << "[\n  {\"impl\": \"machine\", \"fma_gflops_1t\": " << peak.fma_gflops_1t
         << ", \"fma_gflops_2t\": " << peak.fma_gflops_2t << ", \"copy_gbps_1t\": " << peak.copy_gbps_1t
         << ", \"vector_bits\": " << peak.vector_bits << "}";
-    for (const Record& r : records) out << ",\n  " << json_record(r, config.form);
+    for (const Record& r : records) out << ",\n  " << json_record(r);
     out << "\n]\n";
     if (gdr::Status s = json_output.write(0, {out.str()}); !s) fail(s.message());
     if (gdr::Status s = json_output.commit(); !s) fail(s.message());

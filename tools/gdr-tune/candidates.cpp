@@ -45,6 +45,16 @@ Candidate baseline_candidate(Route route) {
   return c;
 }
 
+std::vector<int64_t> complexity(const Candidate& c, const std::string& default_schedule) {
+  const int64_t not_default = c.schedule == default_schedule ? 0 : 1;
+  if (c.route == Route::Recurrent && !c.schedule.empty() && c.variant.route == Route::Recurrent) {
+    const compiler::RecurrentSchedule& s = c.variant.recurrent;
+    return {not_default, s.unroll, s.prefetch, s.v_tile, s.vector_width};
+  }
+  if (c.route == Route::Chunked) return {not_default, c.variant.chunked.chunk, c.variant.chunked.vector_width};
+  return {not_default};
+}
+
 std::vector<int> host_widths() {
   std::vector<int> widths;
   for (int w = 4; w * 32 <= compiler::host_target().vector_bits; w *= 2) widths.push_back(w);

@@ -29,6 +29,15 @@ struct Candidate {
 Candidate variant_candidate(const compiler::Variant& variant);
 Candidate baseline_candidate(Route route);  // BaselineTwoPass or BaselineChunked
 
+// How complex a candidate's schedule is, compared lexicographically
+// (smaller is simpler), for keeping the simpler of candidates that tie
+// within the noise: the route's default schedule (`default_schedule`, as
+// schedule_str() writes it) is simplest, as it is what runs untuned; then,
+// recurrent, less unrolling, fewer prefetched tokens, a narrower tile and
+// vector (less code, fewer registers); chunked, a smaller chunk and a
+// narrower vector.
+std::vector<int64_t> complexity(const Candidate& c, const std::string& default_schedule);
+
 // Vector widths (floats) of this host: 4 up to its widest vector.
 std::vector<int> host_widths();
 

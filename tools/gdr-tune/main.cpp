@@ -1,11 +1,13 @@
 // gdr-tune: searches each route's schedule knobs for a shape on this CPU,
-// per (T, threads), and writes a report (<prefix>.md, <prefix>.json) and the
-// winners into the tuning database that the routes read (docs/tuning.md).
+// per (T, threads), within an optional --budget, and writes a report
+// (<prefix>.md, <prefix>.json, the <prefix>-*.svg plots) and the winners
+// into the tuning database that the routes read (docs/tuning.md).
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +29,9 @@
 #include "gdr/compiler/toolchain.h"
 #include "gdr/compiler/tuning_db.h"
 #include "gdr/thread_pool.h"
+#include "pace.h"
+#include "plots.h"
+#include "progress.h"
 #include "report.h"
 #include "tuner.h"
 
@@ -35,11 +40,13 @@ namespace {
 const char kUsage[] =
     "usage: gdr-tune [--B 1] [--H 32] [--K 128] [--V 128] [--T 1,512] [--threads 1,2]\n"
     "                [--seconds S per candidate per round (0.5)] [--routes recurrent,chunked]\n"
+    "                [--budget S: the whole run; fewer seconds per candidate, else stopped early]\n"
     "                [--widths 4,8,16: vector widths to search (default: every one of this host)]\n"
     "                [--Hk N: key heads (GVA)] [--Hq N: query heads; > H: grouped readout, tuned\n"
     "                 as readouts = Hq / H] [--decay channel|scalar] [--layout bhtd|bthd]\n"
     "                [--seqlens 300,17,1: one varlen call, T their sum] [--in-place 1]\n"
-    "                [--report PREFIX (reports/tune): writes PREFIX.md and PREFIX.json]\n"
+    "                [--report PREFIX (reports/tune): writes PREFIX.md, PREFIX.json and the plots\n"
+    "                 PREFIX-time-per-token.svg, PREFIX-chunked-grid.svg, PREFIX-decode-bandwidth.svg]\n"
     "                [--db FILE (default $GDR_CACHE_DIR/tuning.db, else\n"
     "                 $XDG_CACHE_HOME/gdr/tuning.db, else ~/.cache/gdr/tuning.db)]\n"
     "       gdr-tune --version\n";
@@ -58,6 +65,7 @@ struct Config {
   gdr::tune::TuneOptions tune;
   std::vector<int64_t> T = {1, 512}, threads = {1, 2};
   std::string report = "reports/tune", db;
+  double budget_seconds = 0;  // --budget; 0: none
 };
 
 // Why a file cannot be written at `file`: its folder is created, then a
@@ -135,7 +143,7 @@ gdr::Status readable_db(const std::string& path) {
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
   std::set<std::string> known = {"--B", "--H", "--K", "--V", "--T", "--threads", "--seconds",
-                                 "--routes", "--widths", "--report", "--db"};
+                                 "--routes", "--widths", "--report", "--db", "--budget"};
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (flags.help()) {
@@ -159,6 +167,8 @@ Config parse_args(int argc, char** argv) {
                         flags.integers("--widths", 4, 16, &widths)})
     if (!s) die(s.message());
   if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &o.seconds_per_candidate); !s)
+    die(s.message());
+  if (gdr::Status s = flags.positive_number("--budget", gdr::tools::kMaxDurationSeconds, &c.budget_seconds); !s)
     die(s.message());
   if (flags.has("--routes")) {
     o.routes.clear();
@@ -198,20 +208,8 @@ Config parse_args(int argc, char** argv) {
   return c;
 }
 
-// The T bucket a tuned T stands for: from the geometric mean with the next
-// smaller tuned T to the one with the next larger (the nearest tuned T on a
-// log scale); the smallest reaches down to 0, the largest up without end.
-std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i) {
-  auto cut = [&](size_t lo) {  // last T of bucket lo
-    return static_cast<int64_t>(std::floor(std::sqrt(double(sorted_T[lo]) * double(sorted_T[lo + 1]))));
-  };
-  const int64_t first = i == 0 ? 0 : cut(i - 1) + 1;
-  const int64_t last = i + 1 == sorted_T.size() ? gdr::compiler::kUnboundedT : cut(i);
-  return {first, std::max(first, last)};
-}
-
 // Tunes every (T, threads), then writes the report and the database.
-int run_tuning(const Config& config, int argc, char** argv) {
+int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clock::time_point start) {
   gdr::tune::ReportContext context;
   for (int i = 0; i < argc; ++i) context.command += (i ? " " : "") + std::string(argv[i]);
   const gdr::compiler::ToolchainInfo tc = gdr::compiler::probe_toolchain();
@@ -226,9 +224,13 @@ int run_tuning(const Config& config, int argc, char** argv) {
                   load[0], load[1], load[2], gdr::ThreadPool::shared().size());
     context.machine += buf;
   }
+  const auto peak_start = gdr::tune::Pace::Clock::now();
   context.peak = gdr::bench::measure_peak();
+  const double peak_seconds = std::chrono::duration<double>(gdr::tune::Pace::Clock::now() - peak_start).count();
   context.options = config.tune;
   context.db_path = config.db;
+  context.name = std::filesystem::path(config.report).filename().string();
+  context.budget_seconds = config.budget_seconds;
   std::printf("host: %s\nmachine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2\nform: %s\n",
               context.machine.c_str(), context.peak.fma_gflops_1t, context.peak.fma_gflops_2t,
               gdr::tools::form_text(gdr::tune::call_form(config.tune)).c_str());
@@ -237,36 +239,57 @@ int run_tuning(const Config& config, int argc, char** argv) {
   gdr::tune::Checker checker(config.tune, check_threads);
   std::vector<gdr::tune::CaseResult> cases;
   std::vector<gdr::compiler::TuningRecord> fresh;
+  // The budget keeps back what follows the last round: the second peak
+  // measurement (as long as the first) and writing the outputs.
+  gdr::tune::Pace pace(config.budget_seconds, config.tune.seconds_per_candidate, start, peak_seconds + 0.2);
+  const gdr::tune::RoundSizes sizes = gdr::tune::planned_sizes(config.tune);
+  pace.plan((sizes.round1 + sizes.round2) * config.T.size() * config.threads.size());
+  gdr::tune::ProgressLine progress(stderr);
+  pace.on_change = [&](const gdr::tune::Pace& p) { progress.update(p); };
   for (size_t ti = 0; ti < config.T.size(); ++ti)
     for (int64_t threads : config.threads) {
       const int64_t T = config.T[ti];
-      std::printf("\n== T = %lld, threads = %lld\n", (long long)T, (long long)threads);
+      const std::string what = "T = " + std::to_string(T) + ", threads = " + std::to_string(threads);
+      if (pace.spent()) {
+        context.not_tuned.push_back(what);
+        continue;
+      }
+      progress.clear();
+      std::printf("\n== %s\n", what.c_str());
       std::fflush(stdout);
-      cases.push_back(gdr::tune::tune_case(config.tune, T, static_cast<int>(threads), checker));
+      cases.push_back(gdr::tune::tune_case(config.tune, T, static_cast<int>(threads), checker, &pace));
+      progress.clear();
       const gdr::tune::CaseResult& c = cases.back();
+      if (c.budget_cut) std::printf("  the budget cut this case: the best so far is kept\n");
       for (const gdr::tune::Entry& e : c.entries)
         if (!e.check.ok) std::printf("  excluded %s: %s\n", e.candidate.name().c_str(), e.check.why.c_str());
-      const auto [T_min, T_max] = bucket(config.T, ti);
+      const auto [T_min, T_max] = gdr::tune::bucket(config.T, ti);
       for (const auto& [route, i] : c.winners) {
         const gdr::tune::Entry& e = c.entries[i];
-        std::printf("  %-9s winner %-14s %10.4f ms\n", gdr::route_name(route), e.candidate.schedule.c_str(),
-                    e.median_ns[2] / 1e6);
+        std::printf("  %-9s winner %-14s %12s%s\n", gdr::route_name(route), e.candidate.schedule.c_str(),
+                    gdr::tune::duration_text(e.median_ns[c.final_round]).c_str(),
+                    c.ties.count(route) ? "  (tie within noise: the simpler kept)" : "");
         fresh.push_back({gdr::compiler::host_target().cpu, config.tune.K, config.tune.V, T_min, T_max,
-                         static_cast<int>(threads), route, e.candidate.schedule, e.median_ns[2],
+                         static_cast<int>(threads), route, e.candidate.schedule, e.median_ns[c.final_round],
                          config.tune.decay, config.tune.readouts});
       }
-      for (const auto& [route, ns] : c.baseline_ns[2])
-        std::printf("  %-26s %10.4f ms\n", gdr::route_name(route), ns / 1e6);
+      for (const auto& [route, ns] : c.baseline_ns[c.final_round])
+        std::printf("  %-26s %12s\n", gdr::route_name(route), gdr::tune::duration_text(ns).c_str());
       if (!c.winners.empty())
         std::printf("  auto runs %s\n", gdr::route_name(gdr::tune::auto_choice(c, config.tune)));
     }
+  progress.clear();
+  for (const std::string& what : context.not_tuned) std::printf("\nnot tuned, the budget was spent: %s\n", what.c_str());
 
   // The peak again, keeping the better of the two: a busy moment at start
-  // would otherwise put candidates above 100% of it.
-  const gdr::bench::MachinePeak after = gdr::bench::measure_peak();
-  context.peak.fma_gflops_1t = std::max(context.peak.fma_gflops_1t, after.fma_gflops_1t);
-  context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
-  context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
+  // would otherwise put candidates above 100% of it. Not if it would
+  // overrun the budget.
+  if (config.budget_seconds <= 0 || pace.elapsed() + peak_seconds <= config.budget_seconds) {
+    const gdr::bench::MachinePeak after = gdr::bench::measure_peak();
+    context.peak.fma_gflops_1t = std::max(context.peak.fma_gflops_1t, after.fma_gflops_1t);
+    context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
+    context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
+  }
 
   // The report first: it holds every measurement, the database only the
   // winners. The database is merged with what it held for other shapes and
@@ -277,9 +300,12 @@ int run_tuning(const Config& config, int argc, char** argv) {
   if (gdr::Status s = read_existing_db(config.db, &existing); !s) fail("--db " + s.message());
   const auto merged = gdr::compiler::merge_tuning_records(existing, fresh);
   if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) fail("--db " + s.message());
-  std::printf("\nreport: %s.md, %s.json\ntuning db: %s (%zu records written, %zu in all)\n",
-              config.report.c_str(), config.report.c_str(), config.db.c_str(), fresh.size(),
-              merged.size());
+  std::printf("\nreport: %s.md, %s.json\n", config.report.c_str(), config.report.c_str());
+  std::string plots;
+  for (const gdr::tune::Plot& p : gdr::tune::report_plots(context, {}))
+    plots += (plots.empty() ? "" : ", ") + config.report + p.suffix;
+  std::printf("plots: %s\ntuning db: %s (%zu records written, %zu in all)\n", plots.c_str(), config.db.c_str(),
+              fresh.size(), merged.size());
   return 0;
 }
 
@@ -287,8 +313,9 @@ int run_tuning(const Config& config, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
+    const auto start = gdr::tune::Pace::Clock::now();
     const Config config = parse_args(argc, argv);
-    return run_tuning(config, argc, argv);
+    return run_tuning(config, argc, argv, start);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "gdr-tune: out of memory (try smaller --B, --H, --T, --K, --V)\n");
     return gdr::tools::kExitFailed;

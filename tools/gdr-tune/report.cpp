@@ -10,6 +10,7 @@
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
 #include "gdr/support/staged_outputs.h"
+#include "plots.h"
 
 namespace gdr::tune {
 
@@ -65,6 +66,12 @@ Figures figures(const ReportContext& ctx, const CaseResult& c, const Entry& e, i
 
 std::string ratio_text(double r) { return r > 0 ? format("%.2fx", r) : "-"; }
 
+// "min 11.8 µs, max 14.1 µs, IQR 3.2%": how far a median can be trusted.
+std::string spread_text(const tools::Spread& s) {
+  return "min " + duration_text(s.min, 3) + ", max " + duration_text(s.max, 3) + ", IQR " +
+         format("%.1f%%", 100 * s.relative_iqr());
+}
+
 // One round's table, fastest first.
 std::string round_table(const ReportContext& ctx, const CaseResult& c, int round) {
   std::vector<size_t> rows;
@@ -74,14 +81,14 @@ std::string round_table(const ReportContext& ctx, const CaseResult& c, int round
     return c.entries[a].median_ns[round] < c.entries[b].median_ns[round];
   });
   std::string md =
-      "| | candidate | median ms | reps | GFLOP/s | % of FMA peak | vs baseline-two-pass | "
-      "vs baseline-chunked | check: error vs float64 |\n|---|---|---|---|---|---|---|---|---|\n";
+      "| | candidate | median | spread | reps | GFLOP/s | % of FMA peak | vs baseline-two-pass | "
+      "vs baseline-chunked | check: error vs float64 |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i : rows) {
     const Entry& e = c.entries[i];
     const Figures f = figures(ctx, c, e, round);
-    const std::string mark = round == 2 && e.winner ? "**winner**" : "";
-    md += "| " + mark + " | " + e.candidate.name() + " | " + format("%.4g", e.median_ns[round] / 1e6) +
-          " | " + std::to_string(e.reps[round]) + " | " + format("%.1f", f.gflops) + " | " +
+    const std::string mark = round == c.final_round && e.winner ? "**winner**" : "";
+    md += "| " + mark + " | " + e.candidate.name() + " | " + duration_text(e.median_ns[round]) + " | " +
+          spread_text(e.spread[round]) + " | " + std::to_string(e.reps[round]) + " | " + format("%.1f", f.gflops) + " | " +
           format("%.1f%%", 100 * f.peak_fraction) + " | " + ratio_text(f.vs_two_pass) + " | " +
           ratio_text(f.vs_chunked) + " | " +
           (e.timing_error.empty() ? "ok, " + format("%.1e", e.check.error)
@@ -93,6 +100,15 @@ std::string round_table(const ReportContext& ctx, const CaseResult& c, int round
 
 }  // namespace
 
+std::string duration_text(double ns, int digits) {
+  char buf[64];
+  if (ns < 1e6)
+    std::snprintf(buf, sizeof buf, "%.*g µs", digits, ns / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.*g ms", digits, ns / 1e6);
+  return buf;
+}
+
 Route auto_choice(const CaseResult& c, const TuneOptions& o) {
   const compiler::Target& host = compiler::host_target();
   std::vector<compiler::TuningRecord> records;
@@ -102,7 +118,7 @@ Route auto_choice(const CaseResult& c, const TuneOptions& o) {
     r.K = o.K, r.V = o.V, r.T_min = r.T_max = c.T, r.threads = c.threads;
     r.route = route;
     r.schedule = c.entries[i].candidate.schedule;
-    r.median_ns = c.entries[i].median_ns[2];
+    r.median_ns = c.entries[i].median_ns[c.final_round];
     r.decay = o.decay;
     r.readouts = o.readouts;
     records.push_back(r);
@@ -126,29 +142,69 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
         "; effective GFLOP/s count 8 K V flops per token per state head, 2 K V more per further readout\n";
   md += "- timing: medians of interleaved repetitions, " +
         format("%g", o.seconds_per_candidate) +
-        " s per candidate per round (at least 3 repetitions); decay U(0.9, 1)\n";
+        " s per candidate per round (at least 3 repetitions); decay U(0.9, 1); spread: min, max and "
+        "interquartile range (IQR, relative to the median) of the repetitions; two candidates tie within "
+        "noise when their interquartile ranges overlap, and the simpler is kept (the default schedule, "
+        "else less unrolling, fewer prefetched tokens, a smaller tile)\n";
+  if (ctx.budget_seconds > 0) {
+    md += "- budget: " + format("%g", ctx.budget_seconds) +
+          " s for the whole run (--budget); the seconds per candidate were planned to fit it";
+    bool cut = !ctx.not_tuned.empty();
+    for (const CaseResult& c : cases) cut = cut || c.budget_cut;
+    md += cut ? "; **the budget cut the run**: the best so far is kept (see the cases below)\n" : "\n";
+    for (const std::string& what : ctx.not_tuned) md += "  - not tuned, the budget was spent: " + what + "\n";
+  }
   md += "- check: every candidate first ran B = 1, H = 3, T = 70 with the same K and V against "
         "the float64 reference (contract bars: 1e-4 and 8x the float32 recurrence); a failing "
         "candidate is excluded, never timed\n";
   if (!ctx.db_path.empty()) md += "- tuning database: `" + ctx.db_path + "`\n";
 
+  md += "\n## Plots\n\n";
+  for (const Plot& p : report_plots(ctx, {}))
+    md += "- [" + p.caption + "](" + ctx.name + p.suffix + ")\n";
+  md += "\n![time per token](" + ctx.name + "-time-per-token.svg)\n\n";
+  const std::vector<Crossover> xs = crossovers(ctx, cases);
+  if (xs.empty()) md += "- crossover: none, auto takes one route at every tuned T\n";
+  for (const Crossover& x : xs)
+    md += "- crossover, " + std::to_string(x.threads) + " thread" + (x.threads == 1 ? "" : "s") + ": " +
+          route_name(x.below) + " up to T = " + std::to_string(x.T_from - 1) + ", " + route_name(x.from) +
+          " from T = " + std::to_string(x.T_from) + " (between the tuned T = " + std::to_string(x.T_before) +
+          " and " + std::to_string(x.T_after) + "; marked in the plot)\n";
+  for (const std::string& line : decode_lines(ctx, cases)) md += "- decode: " + line + "\n";
+
   std::string excluded;
   for (const CaseResult& c : cases) {
     md += "\n## T = " + std::to_string(c.T) + ", threads = " + std::to_string(c.threads) + "\n\n";
+    if (c.budget_cut)
+      md += c.final_round == 1 ? "- **budget**: spent in round 1; round 2 skipped, the winners are round 1's\n"
+                               : "- **budget**: a round was stopped early; the winners are the best so far\n";
+    if (ctx.budget_seconds > 0)
+      md += "- seconds per candidate, planned for the budget: round 1 " + format("%.3g", c.seconds[1]) +
+            (c.final_round == 2 ? " s, round 2 " + format("%.3g", c.seconds[2]) : std::string()) + " s\n";
     for (const auto& [route, i] : c.winners) {
       const Entry& e = c.entries[i];
-      const Figures f = figures(ctx, c, e, 2);
+      const Figures f = figures(ctx, c, e, c.final_round);
       md += std::string("- ") + route_name(route) + " winner: `" + e.candidate.schedule + "`, " +
-            format("%.4g", e.median_ns[2] / 1e6) + " ms, " + format("%.1f%%", 100 * f.peak_fraction) +
+            duration_text(e.median_ns[c.final_round]) + " (" + spread_text(e.spread[c.final_round]) + "; " +
+            std::to_string(e.reps[c.final_round]) + " reps), " + format("%.1f%%", 100 * f.peak_fraction) +
             " of peak, " + ratio_text(f.vs_two_pass) + " baseline-two-pass, " +
             ratio_text(f.vs_chunked) + " baseline-chunked\n";
+      if (auto t = c.ties.find(route); t != c.ties.end()) {
+        std::string others;
+        for (size_t k : t->second)
+          if (k != i)
+            others += std::string(others.empty() ? "" : ", ") + "`" + c.entries[k].candidate.schedule + "` " +
+                      duration_text(c.entries[k].median_ns[c.final_round]);
+        md += std::string("  - tie within noise with ") + others + ": kept the simpler `" + e.candidate.schedule +
+              "`\n";
+      }
     }
     if (!c.winners.empty()) md += std::string("- auto runs: ") + route_name(auto_choice(c, o)) + "\n";
     md += "\n### Round 1: coarse (recurrent tiles at unroll 1, every chunked schedule)\n\n" +
           round_table(ctx, c, 1);
     md += "\n### Round 2: finalists (unroll 1, 2, 4 on the best recurrent tiles; the best chunked "
           "schedule), winners from here\n\n" +
-          round_table(ctx, c, 2);
+          (c.final_round == 2 ? round_table(ctx, c, 2) : "Skipped: the budget was spent.\n");
     for (const Entry& e : c.entries)
       if (!e.check.ok && excluded.find("| " + e.candidate.name() + " |") == std::string::npos)
         excluded += "| " + e.candidate.name() + " | " + e.check.why + " |\n";
@@ -189,12 +245,16 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
         if (!e.timed(round)) continue;
         const Figures f = figures(ctx, c, e, round);
         j += ",\n  " + common() + ", \"round\": " + std::to_string(round) + ", \"median_ns\": " +
-             json_number("%.0f", e.median_ns[round]) + ", \"reps\": " + std::to_string(e.reps[round]) +
+             json_number("%.0f", e.median_ns[round]) + ", \"min_ns\": " + json_number("%.0f", e.spread[round].min) +
+             ", \"q1_ns\": " + json_number("%.0f", e.spread[round].q1) + ", \"q3_ns\": " +
+             json_number("%.0f", e.spread[round].q3) + ", \"max_ns\": " + json_number("%.0f", e.spread[round].max) +
+             ", \"reps\": " + std::to_string(e.reps[round]) +
              ", \"gflops\": " + json_number("%.3f", f.gflops) + ", \"peak_fraction\": " +
              json_number("%.4f", f.peak_fraction) + ", \"vs_baseline_two_pass\": " +
              json_number("%.3f", f.vs_two_pass) + ", \"vs_baseline_chunked\": " +
              json_number("%.3f", f.vs_chunked) + ", \"timing_error\": " + json_string(e.timing_error) +
-             ", \"winner\": " + (round == 2 && e.winner ? "true" : "false") + "}";
+             ", \"winner\": " + (round == c.final_round && e.winner ? "true" : "false") + ", \"tie_within_noise\": " +
+             (round == c.final_round && e.winner && c.ties.count(e.candidate.route) ? "true" : "false") + "}";
       }
     }
   return j + "\n]\n";
@@ -205,11 +265,13 @@ Status write_report(const std::string& prefix, const ReportContext& context,
   std::error_code ec;
   const std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  // Both files or neither, never a half-written one over an old report.
+  // Every file or none, never a half-written one over an old report.
+  std::vector<std::pair<std::string, std::string>> files = {{".md", report_markdown(context, cases)},
+                                                            {".json", report_json(context, cases)}};
+  for (Plot& p : report_plots(context, cases)) files.emplace_back(p.suffix, std::move(p.svg));
   support::StagedOutputs outputs;
   size_t index = 0;
-  for (const auto& [suffix, text] : {std::pair<std::string, std::string>{".md", report_markdown(context, cases)},
-                                     {".json", report_json(context, cases)}}) {
+  for (const auto& [suffix, text] : files) {
     if (Status s = outputs.add(prefix + suffix, prefix + suffix, &index); !s) return s;
     if (Status s = outputs.write(index, {text}); !s) return s;
   }

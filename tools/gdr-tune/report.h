@@ -1,6 +1,7 @@
 // gdr-tune's report: <prefix>.md for people (per (T, threads), every
 // candidate of each round sorted by median, winners marked, ratios against
-// the baselines, fraction of the FMA peak) and <prefix>.json (the records).
+// the baselines, fraction of the FMA peak, links to the plots) and
+// <prefix>.json (the records).
 #pragma once
 
 #include <string>
@@ -18,12 +19,19 @@ struct ReportContext {
   bench::MachinePeak peak;
   TuneOptions options;
   std::string db_path;  // where the winners went ("" if nowhere)
+  std::string name;     // the prefix's file name, which the plots' links start with
+  double budget_seconds = 0;        // --budget; 0: none
+  std::vector<std::string> not_tuned;  // "T = 512, threads = 2": cases the budget left out
 };
+
+// A duration for people: µs below 1 ms, ms above, `digits` significant.
+std::string duration_text(double ns, int digits = 4);
 
 std::string report_markdown(const ReportContext& context, const std::vector<CaseResult>& cases);
 std::string report_json(const ReportContext& context, const std::vector<CaseResult>& cases);
 
-// Writes <prefix>.md and <prefix>.json, creating the folder.
+// Writes <prefix>.md, <prefix>.json and the plots (<prefix>-*.svg,
+// plots.h), creating the folder: all of them or none.
 Status write_report(const std::string& prefix, const ReportContext& context,
                     const std::vector<CaseResult>& cases);
 

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <functional>
 
+#include "gdr/compiler/target.h"
+#include "gdr/compiler/tuning_db.h"
 #include "gdr/reference/reference.h"
 
 namespace gdr::tune {
@@ -25,11 +29,14 @@ std::vector<size_t> ranked(const std::vector<Entry>& entries, Route route, int r
   return out;
 }
 
-// Times entries[which] interleaved on `problem` with `threads`. In place,
-// the pool is put back before each call, outside the timing, so that every
-// call starts from the same states.
-void time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, int round,
-                test::Problem& problem, int threads, double seconds_per_candidate) {
+// Times entries[which] interleaved on `problem` with `threads`, `seconds`
+// per candidate. In place, the pool is put back before each call, outside
+// the timing, so that every call starts from the same states. `stop` is
+// asked after each repetition (time_interleaved). Returns the seconds the
+// repetitions took.
+double time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, int round,
+                  test::Problem& problem, int threads, double seconds,
+                  const std::function<bool()>& stop) {
   Tensors t = problem.tensors();
   Options o;
   o.threads = threads;
@@ -44,12 +51,17 @@ void time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, i
     return ns;
   };
   tools::TimingBudget budget;
-  budget.seconds = seconds_per_candidate * which.size();
-  const auto times = tools::time_interleaved(which.size(), run, budget);
+  budget.seconds = seconds * which.size();
+  const auto times = tools::time_interleaved(which.size(), run, budget, stop);
+  double timed = 0;
   for (size_t k = 0; k < which.size(); ++k) {
-    entries[which[k]].median_ns[round] = tools::median(times[k]);
-    entries[which[k]].reps[round] = static_cast<int>(times[k].size());
+    Entry& e = entries[which[k]];
+    e.median_ns[round] = tools::median(times[k]);
+    e.reps[round] = static_cast<int>(times[k].size());
+    e.spread[round] = tools::spread(times[k]);
+    for (double ns : times[k]) timed += ns / 1e9;
   }
+  return timed;
 }
 
 }  // namespace
@@ -99,7 +111,50 @@ const Check& Checker::check(const Candidate& c) {
   return done_.emplace(c.name(), result).first->second;
 }
 
-CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker& checker) {
+std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i) {
+  auto cut = [&](size_t lo) {  // last T of bucket lo
+    return static_cast<int64_t>(std::floor(std::sqrt(double(sorted_T[lo]) * double(sorted_T[lo + 1]))));
+  };
+  const int64_t first = i == 0 ? 0 : cut(i - 1) + 1;
+  const int64_t last = i + 1 == sorted_T.size() ? compiler::kUnboundedT : cut(i);
+  return {first, std::max(first, last)};
+}
+
+RoundSizes planned_sizes(const TuneOptions& o) {
+  RoundSizes n;
+  n.round1 = n.round2 = 2 + (o.routes.count(Route::Chunked) ? 1 : 0);  // baselines, chunked
+  n.round1 += o.extra.size();
+  if (o.routes.count(Route::Chunked)) n.round1 += chunked_space(o.widths).size() - 1;
+  if (o.routes.count(Route::Recurrent)) {
+    std::vector<compiler::RecurrentSchedule> tiles = recurrent_coarse(o.widths, o.V);
+    n.round1 += tiles.size();
+    tiles.resize(std::min(tiles.size(), static_cast<size_t>(std::max(0, o.fine_tiles))));
+    n.round2 += recurrent_fine(tiles, o.K).size();
+  }
+  return n;
+}
+
+bool within_noise(const Entry& a, const Entry& b, int round) {
+  const tools::Spread &x = a.spread[round], &y = b.spread[round];
+  return x.q1 <= y.q3 && y.q1 <= x.q3;
+}
+
+size_t choose_winner(const std::vector<Entry>& entries, const std::vector<size_t>& ranked, int round,
+                     const std::string& default_schedule, std::vector<size_t>* tied) {
+  tied->clear();
+  size_t winner = ranked.front();
+  const Entry& fastest = entries[ranked.front()];
+  for (size_t k = 1; k < ranked.size(); ++k) {
+    const Entry& e = entries[ranked[k]];
+    if (!within_noise(fastest, e, round)) continue;
+    tied->push_back(ranked[k]);
+    if (complexity(e.candidate, default_schedule) < complexity(entries[winner].candidate, default_schedule))
+      winner = ranked[k];
+  }
+  return winner;
+}
+
+CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker& checker, Pace* pace) {
   CaseResult result;
   result.T = T;
   result.threads = threads;
@@ -126,35 +181,89 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   test::Problem problem = test::make_problem(options.B, options.H, T, options.K, options.V, problem_options);
   const compiler::KernelSpec spec{options.K, options.V, options.decay, options.readouts};
 
+  const RoundSizes planned = planned_sizes(options);
+  const std::string where = "T = " + std::to_string(T) + ", threads = " + std::to_string(threads);
+  // Times one round; with a pace, at its seconds per candidate, reporting
+  // progress and stopping (after one repetition) once the budget is spent.
+  auto timed_round = [&](const std::vector<size_t>& which, int round, size_t planned_n) {
+    double seconds = options.seconds_per_candidate;
+    std::function<bool()> stop;
+    const auto start = Clock::now();
+    int asked = 0;
+    if (pace) {
+      seconds = pace->seconds_for_round(planned_n);
+      pace->begin(where + ": round " + std::to_string(round) + ", timing " + std::to_string(which.size()) +
+                      " candidates",
+                  planned_n);
+      stop = [&, seconds] {
+        const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+        pace->advance(spent / (seconds * std::max<size_t>(1, which.size())));
+        // The first ask follows the warm-up: one repetition always runs.
+        if (asked++ == 0 || !pace->spent()) return false;
+        result.budget_cut = true;
+        return true;
+      };
+    }
+    result.seconds[round] = seconds;
+    const double timed = time_round(entries, which, round, problem, threads, seconds, stop);
+    if (pace) pace->finish_round(planned_n, timed);
+  };
+  auto checking = [&](int round, size_t planned_n) {
+    if (pace) pace->begin(where + ": round " + std::to_string(round) + ", checking candidates", planned_n);
+  };
+
+  checking(1, planned.round1);
   std::vector<size_t> baselines;
   for (Route b : {Route::BaselineTwoPass, Route::BaselineChunked})
     baselines.push_back(add(baseline_candidate(b)));
 
+  // A candidate's check compiles it, which can take longer than its timing:
+  // once the budget is spent, no further candidate is added.
+  auto affordable = [&] {
+    if (!pace || !pace->spent()) return true;
+    result.budget_cut = true;
+    return false;
+  };
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
     for (const auto& s : recurrent_coarse(options.widths, options.V))
-      round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
+      if (affordable()) round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
   if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
-      round1.push_back(add(variant_candidate(compiler::chunked_variant(spec, s))));
-  for (const Candidate& c : options.extra) round1.push_back(add(c));
-  time_round(entries, passing(round1), 1, problem, threads, options.seconds_per_candidate);
+      if (affordable()) round1.push_back(add(variant_candidate(compiler::chunked_variant(spec, s))));
+  for (const Candidate& c : options.extra)
+    if (affordable()) round1.push_back(add(c));
+  timed_round(passing(round1), 1, planned.round1);
 
-  std::vector<size_t> round2 = baselines;
-  std::vector<compiler::RecurrentSchedule> tiles;
-  for (size_t i : ranked(entries, Route::Recurrent, 1)) {
-    if (static_cast<int>(tiles.size()) == options.fine_tiles) break;
-    tiles.push_back(entries[i].candidate.variant.recurrent);
+  if (pace && pace->spent()) {
+    // No time for round 2: the winners come from round 1.
+    result.final_round = 1;
+    result.budget_cut = true;
+  } else {
+    checking(2, planned.round2);
+    std::vector<size_t> round2 = baselines;
+    std::vector<compiler::RecurrentSchedule> tiles;
+    for (size_t i : ranked(entries, Route::Recurrent, 1)) {
+      if (static_cast<int>(tiles.size()) == options.fine_tiles) break;
+      tiles.push_back(entries[i].candidate.variant.recurrent);
+    }
+    for (const auto& s : recurrent_fine(tiles, options.K))
+      if (affordable()) round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
+    if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
+    timed_round(passing(round2), 2, planned.round2);
   }
-  for (const auto& s : recurrent_fine(tiles, options.K))
-    round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
-  if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
-  time_round(entries, passing(round2), 2, problem, threads, options.seconds_per_candidate);
 
+  const int final_round = result.final_round;
   for (Route r : {Route::Recurrent, Route::Chunked})
-    if (auto best = ranked(entries, r, 2); !best.empty()) {
-      entries[best[0]].winner = true;
-      result.winners[r] = best[0];
+    if (auto best = ranked(entries, r, final_round); !best.empty()) {
+      const std::string default_schedule =
+          compiler::default_variant(r, spec, T, compiler::host_target()).schedule_str();
+      std::vector<size_t> tied;
+      const size_t w = choose_winner(entries, best, final_round, default_schedule, &tied);
+      entries[w].winner = true;
+      result.winners[r] = w;
+      if (!tied.empty()) result.ties[r] = {best[0]};  // the fastest, then the rest
+      for (size_t i : tied) result.ties[r].push_back(i);
     }
   for (int round : {1, 2})
     for (size_t i : baselines)

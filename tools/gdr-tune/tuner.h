@@ -7,11 +7,13 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../common/form.h"
 #include "../common/measure.h"
 #include "candidates.h"
+#include "pace.h"
 
 namespace gdr::tune {
 
@@ -50,8 +52,9 @@ struct Entry {
   // timed in that round; timing_error if a timed call failed.
   double median_ns[3] = {0, 0, 0};
   int reps[3] = {0, 0, 0};
+  tools::Spread spread[3];
   std::string timing_error;
-  bool winner = false;  // fastest of its route in round 2
+  bool winner = false;  // its route's winner in the case's final round (choose_winner)
   bool timed(int round) const { return reps[round] > 0; }
 };
 
@@ -80,11 +83,44 @@ struct CaseResult {
   int64_t T = 0;
   int threads = 1;
   std::vector<Entry> entries;  // every candidate, excluded ones included
-  // The winner of each route (index into entries), if it has one.
+  // The round the winners come from: 2, or 1 when the budget was spent
+  // before round 2; budget_cut: a round was stopped early or round 2 skipped.
+  int final_round = 2;
+  bool budget_cut = false;
+  double seconds[3] = {0, 0, 0};  // per candidate in each round, as planned
+  // The winner of each route (index into entries), if it has one; and, if
+  // others were within the noise of the route's fastest, the fastest first,
+  // then those (the winner is the simplest of them: choose_winner).
   std::map<Route, size_t> winners;
+  std::map<Route, std::vector<size_t>> ties;
   // The baselines' medians per round, for the ratios.
   std::map<Route, double> baseline_ns[3];
 };
+
+// The T bucket tuned T sorted_T[i] stands for in the database: from the
+// geometric mean with the next smaller tuned T to the one with the next
+// larger (the nearest tuned T on a log scale); the smallest reaches down to
+// 0, the largest up without end (compiler::kUnboundedT).
+std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i);
+
+// Candidates per round as planned for one (T, threads) (fewer run when some
+// fail their check): for progress and the budget.
+struct RoundSizes {
+  size_t round1 = 0, round2 = 0;
+};
+RoundSizes planned_sizes(const TuneOptions& options);
+
+// Two entries are within the noise of each other in `round` when their
+// interquartile ranges overlap.
+bool within_noise(const Entry& a, const Entry& b, int round);
+
+// The winner among `ranked` (one route's entries timed in `round`, fastest
+// first): the fastest, unless others are within the noise of it; then the
+// simplest of those (complexity(), with the route's default schedule
+// `default_schedule` simplest). *tied: the entries within the noise of the
+// fastest, other than the fastest.
+size_t choose_winner(const std::vector<Entry>& entries, const std::vector<size_t>& ranked, int round,
+                     const std::string& default_schedule, std::vector<size_t>* tied);
 
 // Tunes one (T, threads) on a problem of options' shape and form (with
 // varlen, T is the sequences' sum). Round 1: the recurrent coarse space, every chunked
@@ -92,7 +128,12 @@ struct CaseResult {
 // best `fine_tiles` recurrent tiles of round 1, the best chunked schedule
 // and both baselines again, interleaved; winners come from round 2 (a
 // coarse-then-fine search: unrolling moved the default tile by less than
-// the noise, so it is only tried where the tile is already good).
-CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker& checker);
+// the noise, so it is only tried where the tile is already good). With a
+// `pace`: progress is reported to it, each round's
+// seconds per candidate are its seconds_for_round(), a round stops (after
+// one repetition at least) once its budget is spent, and round 2 is skipped
+// if it was spent in round 1 (winners from round 1).
+CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker& checker,
+                     Pace* pace = nullptr);
 
 }  // namespace gdr::tune

@@ -1,0 +1,58 @@
+#include "shapes.h"
+
+#include <set>
+
+#include "../common/flags.h"
+
+namespace gdr::bench {
+
+namespace {
+
+const std::set<std::string> kKeys = {"B", "H", "K", "V", "T", "Hk", "Hq"};
+
+Status parse_shape(const std::string& text, Shape* shape) {
+  constexpr int64_t kMaxSize = int64_t(1) << 20;
+  auto bad = [&](const std::string& why) { return Status::error("--shapes: shape '" + text + "': " + why); };
+  std::set<std::string> seen;
+  for (const std::string& item : tools::split_list(text, ',')) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    if (eq == std::string::npos || key.empty())
+      return bad("expected KEY=VALUE (keys B, H, K, V, T, Hk, Hq), got '" + item + "'");
+    if (!kKeys.count(key)) return bad("unknown key '" + key + "' (keys B, H, K, V, T, Hk, Hq)");
+    if (!seen.insert(key).second) return bad(key + " given twice");
+    int64_t value = 0;
+    const int64_t min = key == "T" ? 0 : 1;
+    if (!tools::parse_integer(item.substr(eq + 1), &value) || value < min || value > kMaxSize)
+      return bad(key + ": expected an integer in [" + std::to_string(min) + ", " + std::to_string(kMaxSize) +
+                 "], got '" + item.substr(eq + 1) + "'");
+    if (key == "B") shape->B = value;
+    else if (key == "H") shape->H = {value};
+    else if (key == "K") shape->K = value;
+    else if (key == "V") shape->V = value;
+    else if (key == "T") shape->T = {value};
+    else if (key == "Hk") shape->form.key_heads = value;
+    else shape->form.query_heads = value;  // Hq
+  }
+  if (seen.empty()) return bad("empty");
+  if (seen.count("T") && !shape->form.seqlens.empty()) return bad("T: with --seqlens T is their sum");
+  if (Status s = tools::check_form(shape->form, shape->H, shape->B); !s) return bad(s.message());
+  return Status::ok();
+}
+
+}  // namespace
+
+Status parse_shapes(const std::string& text, const Shape& base, std::vector<Shape>* shapes) {
+  std::vector<Shape> out;
+  for (const std::string& part : tools::split_list(text, ';')) {
+    Shape shape = base;
+    shape.text = part;
+    if (Status s = parse_shape(part, &shape); !s) return s;
+    out.push_back(shape);
+  }
+  if (out.empty()) return Status::error("--shapes: expected shapes such as 'K=256,V=256,H=16;K=64,V=64,H=32'");
+  *shapes = std::move(out);
+  return Status::ok();
+}
+
+}  // namespace gdr::bench
