@@ -426,6 +426,7 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
 // case, the time left), rewritten with '\r'; the same run writing to files
 // shows none of it (the tests above).
 TEST_F(GdrTuneTest, ProgressOnlyOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) for a terminal";
   std::string shown;
   ASSERT_EQ(run_on_terminal("--H 1 --K 4 --V 4 --T 1 --threads 1 --seconds 0.01 --widths 4 --routes recurrent "
                             "--report " + path("r/tune") + " --db " + path("tuning.db"), &shown),
