@@ -108,6 +108,34 @@ TEST(GdrBenchTest, ReadoutFlopsAreCounted) {
   }
 }
 
+// %peak is against the FMA peak measured during the case (interleaved with
+// its implementations): said on a `peak:` line per case, recorded, and the
+// printed fraction is gflops / that peak.
+TEST(GdrBenchTest, PercentOfPeakIsAgainstThePeakInterleavedWithTheCase) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference --H 2 --T 9,17 --K 16 --V 8 --threads 1 --seconds 0.01 --json " +
+                           dir.path("b.json"), &out, &err),
+            0) << err;
+  size_t peaks = 0;
+  for (size_t at = out.find("  peak: FMA "); at != std::string::npos; at = out.find("  peak: FMA ", at + 1))
+    ++peaks;
+  EXPECT_EQ(peaks, 2u) << out;
+  // The table row's %peak, recomputed from the record.
+  const std::string check =
+      "import json, re, sys\n"
+      "records = json.load(open(sys.argv[1]))[1:]\n"
+      "rows = [l.split() for l in open(sys.argv[2]) if l.startswith('reference ')]\n"
+      "assert len(records) == len(rows) == 2, (records, rows)\n"
+      "for x, row in zip(records, rows):\n"
+      "    assert x['peak_gflops'] > 0, x\n"
+      "    printed = float(row[9].rstrip('%'))\n"
+      "    assert abs(printed - 100 * x['gflops'] / x['peak_gflops']) <= 0.06 + 0.01 * printed, (printed, x)\n";
+  std::ofstream(dir.path("out.txt")) << out;
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json") + " " + dir.path("out.txt")), 0)
+      << read_file(dir.path("b.json")) << out;
+}
+
 // A form that does not fit: one line naming the flag, exit 2, no JSON.
 TEST(GdrBenchTest, BadFormFlagsAreOneLine) {
   const TempDir dir("gdr-bench-test");

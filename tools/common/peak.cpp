@@ -81,6 +81,21 @@ double copy_gbps() {
 
 }  // namespace
 
+double fma_sample_ns(int threads, double* flops) {
+  constexpr int64_t kIterations = 400'000;
+  static volatile float sink = 0;
+  std::vector<float> results(threads);
+  auto start = Clock::now();
+  std::vector<std::thread> others;
+  for (int t = 1; t < threads; ++t) others.emplace_back([&, t] { results[t] = fma_loop(kIterations); });
+  results[0] = fma_loop(kIterations);
+  for (auto& th : others) th.join();
+  const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  for (float r : results) sink = sink + r;
+  *flops = 2.0 * kLanes * kChains * kIterations * threads;
+  return ns;
+}
+
 MachinePeak measure_peak() {
   MachinePeak p;
   p.vector_bits = kBits;

@@ -12,4 +12,11 @@ struct MachinePeak {
 
 MachinePeak measure_peak();
 
+// One short run of the FMA loop (about a millisecond) on `threads` threads,
+// timed: its nanoseconds, and in *flops the flops it ran. gdr-bench
+// interleaves it with a case's implementations, because on a shared VM the
+// CPU a process gets moves during a run (a start-of-run peak of 89 GFLOP/s
+// on 2 threads against a kernel's 183 later in the same run was seen).
+double fma_sample_ns(int threads, double* flops);
+
 }  // namespace gdr::bench

@@ -56,6 +56,7 @@ struct Record {
   double median_ns;
   int reps;
   gdr::tools::Form form;
+  double peak_gflops;  // the FMA peak interleaved with the case
 };
 
 const char kUsage[] =
@@ -129,10 +130,12 @@ std::string json_record(const Record& r) {
   char buf[4096];
   std::snprintf(buf, sizeof buf,
                 "{\"impl\": \"%s\", \"B\": %lld, \"H\": %lld, \"T\": %lld, \"K\": %lld, \"V\": "
-                "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f, %s}",
+                "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f, "
+                "\"peak_gflops\": %.3f, %s}",
                 r.impl.c_str(), (long long)r.B, (long long)r.H, (long long)r.T, (long long)r.K,
                 (long long)r.V, r.threads, r.median_ns, r.reps,
-                r.median_ns > 0 ? flops(r) / r.median_ns : 0.0, gdr::tools::form_json(r.form, r.H).c_str());
+                r.median_ns > 0 ? flops(r) / r.median_ns : 0.0, r.peak_gflops,
+                gdr::tools::form_json(r.form, r.H).c_str());
   return buf;
 }
 
@@ -248,11 +251,19 @@ int main(int argc, char** argv) {
             if (!s) failure = config.impls[i] + ": " + s.message();
             return ns;
           };
+          // The FMA peak, on the case's threads, is one more interleaved
+          // "implementation" (the last), so that %peak compares samples of
+          // the same moments of the run.
+          double peak_flops = 0;  // per sample
+          auto run_once_or_peak = [&](size_t i) {
+            return i < n_impl ? run_once(i) : gdr::bench::fma_sample_ns(threads, &peak_flops);
+          };
           gdr::tools::TimingBudget budget;
           budget.seconds = config.seconds_per_case;
           // A failing implementation ends the case after the warm-up.
-          times = gdr::tools::time_interleaved(n_impl, run_once, budget,
+          times = gdr::tools::time_interleaved(n_impl + 1, run_once_or_peak, budget,
                                                [&] { return !failure.empty(); });
+          const double case_peak = peak_flops / gdr::tools::median(times[n_impl]);
           if (!failure.empty()) fail(failure);
           std::map<gdr::Route, double> medians;
           std::vector<double> impl_median(n_impl);
@@ -262,10 +273,10 @@ int main(int argc, char** argv) {
           }
           for (size_t i = 0; i < n_impl; ++i) {
             Record r{config.impls[i], shape.B, H, T, shape.K, shape.V, threads,
-                     impl_median[i], static_cast<int>(times[i].size()), shape.form};
+                     impl_median[i], static_cast<int>(times[i].size()), shape.form, case_peak};
             records.push_back(r);
             const double gflops = flops(r) / r.median_ns;
-            const double peak_t = threads >= 2 ? peak.fma_gflops_2t : peak.fma_gflops_1t;
+            const double peak_t = case_peak;
             auto ratio = [&](gdr::Route base) {
               auto it = medians.find(base);
               return it == medians.end() ? std::string("-")
@@ -285,6 +296,8 @@ int main(int argc, char** argv) {
               planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
                          gdr::tools::explain_route(routes[i], in.tensors(), threads);
           if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
+          std::printf("  peak: FMA %.1f GFLOP/s on %d thread%s, interleaved with the case (%%peak's)\n",
+                      case_peak, threads, threads == 1 ? "" : "s");
           // Every implementation must agree with the first one on these inputs.
           for (size_t i = 1; i < n_impl; ++i) {
             double worst = 0;
