@@ -136,6 +136,30 @@ TEST(GdrBenchTest, PercentOfPeakIsAgainstThePeakInterleavedWithTheCase) {
       << read_file(dir.path("b.json")) << out;
 }
 
+// Each decode case (T <= 4) with a T = 0 case of the same implementation,
+// shape and threads says its ratio to that state copy and its state
+// bandwidth; prefill and the T = 0 case itself do not.
+TEST(GdrBenchTest, DecodeCasesAreSaidAgainstTheirStateCopy) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference --H 2 --T 0,1,3,5 --K 16 --V 8 --threads 1 --seconds 0.01 --json " +
+                           dir.path("b.json"), &out, &err),
+            0) << err;
+  const std::string check =
+      "import json, re, sys\n"
+      "medians = {x['T']: x['median_ns'] for x in json.load(open(sys.argv[1]))[1:]}\n"
+      "lines = [l for l in open(sys.argv[2]) if l.startswith('  floor: ')]\n"
+      "assert len(lines) == 2, lines\n"
+      "for T, line in zip((1, 3), lines):\n"
+      "    m = re.match(r'  floor: reference ([0-9.]+)x its T=0 call; state read \\+ written at ([0-9.]+) GB/s, "
+      "([0-9.]+)x the measured copy$', line)\n"
+      "    assert m, line\n"
+      "    assert abs(float(m.group(1)) - medians[T] / medians[0]) <= 0.006, (line, medians)\n"
+      "    assert abs(float(m.group(2)) - 2 * 4 * 2 * 16 * 8 / medians[T]) <= 0.06, (line, medians)\n";
+  std::ofstream(dir.path("out.txt")) << out;
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json") + " " + dir.path("out.txt")), 0) << out;
+}
+
 // A form that does not fit: one line naming the flag, exit 2, no JSON.
 TEST(GdrBenchTest, BadFormFlagsAreOneLine) {
   const TempDir dir("gdr-bench-test");

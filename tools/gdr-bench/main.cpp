@@ -14,6 +14,7 @@
 #include <sstream>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../common/exit_codes.h"
@@ -214,6 +215,9 @@ int main(int argc, char** argv) {
   std::vector<Record> records;
   std::printf("%-20s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s\n", "impl", "B", "H", "T", "K", "V",
               "thr", "median ms", "GFLOP/s", "%peak", "vs 2pass", "vs chunk");
+  // Each implementation's T = 0 median per (shape, H, threads): the state
+  // copy, the floor of a decode call (docs/building-testing-benchmarking.md).
+  std::map<std::tuple<const gdr::bench::Shape*, int64_t, int, size_t>, double> copy_ns;
   for (const gdr::bench::Shape& shape : config.shapes)
     for (int64_t H : shape.H)
       for (int64_t T : shape.T)
@@ -298,6 +302,19 @@ int main(int argc, char** argv) {
           if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
           std::printf("  peak: FMA %.1f GFLOP/s on %d thread%s, interleaved with the case (%%peak's)\n",
                       case_peak, threads, threads == 1 ? "" : "s");
+          // Decode against its floor: the same call at T = 0, and the state
+          // bytes (every initial state read, every final state written)
+          // per second against the measured copy bandwidth.
+          const double state_bytes = 2.0 * 4 * gdr::call_shape(in.tensors()).sequences * H * shape.K * shape.V;
+          for (size_t i = 0; i < n_impl; ++i) {
+            const auto key = std::make_tuple(&shape, H, threads, i);
+            if (T == 0) copy_ns[key] = impl_median[i];
+            if (T < 1 || T > 4 || !copy_ns.count(key)) continue;
+            const double gbps = state_bytes / impl_median[i];
+            std::printf("  floor: %s %.2fx its T=0 call; state read + written at %.1f GB/s, %.2fx the "
+                        "measured copy\n",
+                        config.impls[i].c_str(), impl_median[i] / copy_ns[key], gbps, gbps / peak.copy_gbps_1t);
+          }
           // Every implementation must agree with the first one on these inputs.
           for (size_t i = 1; i < n_impl; ++i) {
             double worst = 0;
