@@ -171,7 +171,6 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
   if (Status read = read_kernel_info(name, static_cast<const int64_t*>(addresses[1]), &info); !read)
     return read;
   *kernel = kernel_from_info(name, reinterpret_cast<gdr_kernel_fn>(addresses[0]), info);
-  kernel->token_steps = true;  // LowerRecurrent.cpp: "Fused across tokens"
   return Status::ok();
 }
 

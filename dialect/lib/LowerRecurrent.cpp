@@ -34,6 +34,11 @@
 // token reads initial_state, the last writes final_state; dk and the R dq of
 // the next token are computed once per token into scratch too.
 //
+// Streaming final state (the entry point's flag, kernel_abi.h): the last
+// sweep writes whole vectors with non-temporal stores, which skip reading
+// the line first, and prefetches the tile the task (or the worker's next
+// task, `next_initial_state`) reads next, so the bus reads while it writes.
+//
 // Every op is built in a statement of its own (or in a braced list, which
 // C++ evaluates left to right), never as one of several arguments of a call:
 // the order of those is up to the compiler (GCC and clang differ), and the
@@ -54,6 +59,8 @@ namespace {
 // g·query_readout_stride + t·query_token_stride, likewise key, value,
 // decay, beta and out; states k·V + c.
 class RecurrentEmitter {
+  static constexpr int64_t kLineFloats = 16;  // floats per 64-byte cache line
+
  public:
   RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule)
       : b_(b),
@@ -74,25 +81,31 @@ class RecurrentEmitter {
     return problem.getK() * (schedule.getVTile() + 1 + problem.getReadouts());
   }
 
-  // The function's arguments: the 8 tensors and the scratch as memrefs,
-  // then T, the token strides of query, key, value, decay, beta and out, the
-  // readout strides of query and out, v_begin, v_end.
+  // The function's arguments: the 8 tensors, the scratch and the next
+  // task's initial state as memrefs, then T, the token strides of query,
+  // key, value, decay, beta and out, the readout strides of query and out,
+  // v_begin, v_end and whether to stream the final state (0 or 1).
   static FunctionType signature(OpBuilder& b) {
     Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
     Type idx = b.getIndexType();
-    SmallVector<Type> args(9, mem);
-    args.append(11, idx);
+    SmallVector<Type> args(10, mem);
+    args.append(12, idx);
     return b.getFunctionType(args, {});
   }
 
   void emit(Block* entry) {
     auto a = entry->getArguments();
     query_ = a[0], key_ = a[1], value_ = a[2], decay_ = a[3], beta_ = a[4];
-    s0_ = a[5], out_ = a[6], s1_ = a[7], scratch_ = a[8];
-    T_ = a[9];
-    qStride_ = a[10], kStride_ = a[11], vStride_ = a[12], dStride_ = a[13], bStride_ = a[14],
-    oStride_ = a[15], qReadout_ = a[16], oReadout_ = a[17];
-    Value vBegin = a[18], vEnd = a[19];
+    s0_ = a[5], out_ = a[6], s1_ = a[7], scratch_ = a[8], next_ = a[9];
+    T_ = a[10];
+    qStride_ = a[11], kStride_ = a[12], vStride_ = a[13], dStride_ = a[14], bStride_ = a[15],
+    oStride_ = a[16], qReadout_ = a[17], oReadout_ = a[18];
+    Value vBegin = a[19];
+    vEnd_ = a[20];
+    Value vEnd = vEnd_;
+    // Tiles after one that is not whole cache lines start inside lines.
+    if (tile_ % kLineFloats == 0)
+      streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[21], c(0));
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
 
     Value columns = sub(vEnd, vBegin);
@@ -201,12 +214,14 @@ class RecurrentEmitter {
     };
     ifElse(eq(T_, 0), [&] {
       // T = 0: the final state is the initial state.
-      sweepRows({}, [&](Value k, ValueRange) {
-        for (int64_t j = 0; j < n; ++j) {
-          Value s = load(s0_, initial.at(k, j), mask);
-          store(s, s1_, final.at(k, j), mask);
-        }
-        return SmallVector<Value>{};
+      streamedOrCached(mask, n, [&](bool stream) {
+        sweepRows({}, [&](Value k, ValueRange) {
+          for (int64_t j = 0; j < n; ++j) {
+            Value s = load(s0_, initial.at(k, j), mask);
+            store(s, s1_, final.at(k, j), mask, stream);
+          }
+          return SmallVector<Value>{};
+        });
       });
     }, [&] {
       // Token 0's sums Sᵀdk, Sᵀdq over the initial state (read only).
@@ -235,10 +250,20 @@ class RecurrentEmitter {
     });
   }
 
+  // Emits `sweep(stream)` for a tile of n vectors twice, chosen by the
+  // streaming flag at run time; once, cached, for masked vectors (no
+  // non-temporal masked store) and tiles that are not whole cache lines or
+  // follow ones that are not (rows start lines, LowerToLLVM.cpp).
+  void streamedOrCached(Value mask, int64_t n, function_ref<void(bool stream)> sweep) {
+    if (!streaming_ || mask || (n * W_) % kLineFloats != 0) return sweep(false);
+    ifElse(streaming_, [&] { sweep(true); }, [&] { sweep(false); });
+  }
+
   // Finishes token t (delta, the R outputs) from its sums `acc` (Sᵀdk, then
   // Sᵀdq of each readout), then sweeps the tile from `source` to `dest`:
   // S = decay_t ⊙ S + k_t ⊗ delta, accumulating the sums of token t + 1 on
-  // the way unless t is the last token.
+  // the way unless t is the last token (whose sweep writes final_state,
+  // streamed or cached).
   SmallVector<Value> emitToken(Value col, Value t, const Place& source, const Place& dest,
                                int64_t n, Value mask, ValueRange acc, bool last) {
     Value keyRow = mul(t, kStride_);
@@ -264,22 +289,48 @@ class RecurrentEmitter {
     if (!last && prefetch_ > 0) emitPrefetch(col, t, n);
     // Scalar decay: one broadcast per token, not one per row.
     Value tokenDecay = scalarDecay_ ? splat(scalar(decay_, decayRow)) : Value();
-    return sweepRows(last ? SmallVector<Value>{} : zeros((1 + R_) * n), [&](Value k, ValueRange sums) {
-      Value decay = scalarDecay_ ? tokenDecay : splat(scalar(decay_, add(decayRow, k)));
-      Value key = splat(scalar(key_, add(keyRow, k)));
-      SmallVector<Value> gated;
-      if (!last)
-        for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, add(c(gatedAt(g)), k))));
-      SmallVector<Value> next(sums.begin(), sums.end());
-      for (int64_t j = 0; j < n; ++j) {
-        Value s = b_.create<arith::MulFOp>(loc_, load(source.mem, source.at(k, j), mask), decay);
-        s = fma(key, delta[j], s);
-        store(s, dest.mem, dest.at(k, j), mask);
-        if (last) continue;
-        for (int64_t g = 0; g <= R_; ++g) next[g * n + j] = fma(s, gated[g], sums[g * n + j]);
-      }
-      return next;
-    });
+    auto sweep = [&](bool stream) {
+      NextTile ahead = stream ? nextTile(col, n) : NextTile{};
+      return sweepRows(last ? SmallVector<Value>{} : zeros((1 + R_) * n), [&](Value k, ValueRange sums) {
+        Value decay = scalarDecay_ ? tokenDecay : splat(scalar(decay_, add(decayRow, k)));
+        Value key = splat(scalar(key_, add(keyRow, k)));
+        SmallVector<Value> gated;
+        if (!last)
+          for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, add(c(gatedAt(g)), k))));
+        if (stream) prefetchRow(ahead, k, n);
+        SmallVector<Value> next(sums.begin(), sums.end());
+        for (int64_t j = 0; j < n; ++j) {
+          Value s = b_.create<arith::MulFOp>(loc_, load(source.mem, source.at(k, j), mask), decay);
+          s = fma(key, delta[j], s);
+          store(s, dest.mem, dest.at(k, j), mask, stream);
+          if (last) continue;
+          for (int64_t g = 0; g <= R_; ++g) next[g * n + j] = fma(s, gated[g], sums[g * n + j]);
+        }
+        return next;
+      });
+    };
+    if (!last) return sweep(false);
+    streamedOrCached(mask, n, [&](bool stream) { sweep(stream); });
+    return {};
+  }
+
+  // Where the tile read after this one starts: the next tile of the task's
+  // columns, else the worker's next task's first column (initial_state
+  // rows of both are V apart).
+  struct NextTile {
+    Value mem, column;
+  };
+  NextTile nextTile(Value col, int64_t n) {
+    Value after = add(col, c(n * W_));
+    Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, after, vEnd_);
+    Value mem = b_.create<SelectOp>(loc_, inTask, s0_, next_);
+    Value column = b_.create<SelectOp>(loc_, inTask, after, c(0));
+    return {mem, column};
+  }
+  // Prefetches row k of that tile (n vectors), one prefetch per 64-byte line.
+  void prefetchRow(const NextTile& ahead, Value k, int64_t n) {
+    Value row = add(mul(k, c(V_)), ahead.column);
+    for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(ahead.mem, add(row, c(j)), /*write=*/false);
   }
 
   // Offset of readout g: g · stride (no op for the first).
@@ -329,7 +380,6 @@ class RecurrentEmitter {
     Value ahead = add(t, c(prefetch_));
     Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
     Value token = b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1)));
-    constexpr int64_t kLine = 16;  // floats per cache line
     Value keyRow = mul(token, kStride_);
     Value queryRow = mul(token, qStride_);
     Value decayRow = mul(token, dStride_);
@@ -340,7 +390,7 @@ class RecurrentEmitter {
       queryRows.push_back(add(queryRow, readout(qReadout_, g)));
       outRows.push_back(add(outRow, readout(oReadout_, g)));
     }
-    for (int64_t k = 0; k < K_; k += kLine) {
+    for (int64_t k = 0; k < K_; k += kLineFloats) {
       prefetch(key_, add(keyRow, c(k)), /*write=*/false);
       if (!scalarDecay_) prefetch(decay_, add(decayRow, c(k)), /*write=*/false);
       for (Value row : queryRows) prefetch(query_, add(row, c(k)), /*write=*/false);
@@ -351,7 +401,7 @@ class RecurrentEmitter {
     Value betaAt = mul(token, bStride_);
     prefetch(beta_, betaAt, /*write=*/false);
     if (scalarDecay_) prefetch(decay_, decayRow, /*write=*/false);
-    for (int64_t j = 0; j < n * W_; j += kLine) {
+    for (int64_t j = 0; j < n * W_; j += kLineFloats) {
       prefetch(value_, add(valueRow, c(j)), /*write=*/false);
       for (Value row : outRows) prefetch(out_, add(row, c(j)), /*write=*/true);
     }
@@ -398,11 +448,13 @@ class RecurrentEmitter {
       return b_.create<vector::MaskedLoadOp>(loc_, vec_, mem, ValueRange{i}, mask, zero_);
     return b_.create<vector::LoadOp>(loc_, vec_, mem, ValueRange{i});
   }
-  void store(Value v, Value mem, Value i, Value mask) {
-    if (mask)
+  void store(Value v, Value mem, Value i, Value mask, bool nontemporal = false) {
+    if (mask) {
       b_.create<vector::MaskedStoreOp>(loc_, mem, ValueRange{i}, mask, v);
-    else
-      b_.create<vector::StoreOp>(loc_, v, mem, ValueRange{i});
+      return;
+    }
+    auto op = b_.create<vector::StoreOp>(loc_, v, mem, ValueRange{i});
+    if (nontemporal) op->setAttr(kNontemporalAttr, b_.getUnitAttr());
   }
 
   OpBuilder& b_;
@@ -412,7 +464,8 @@ class RecurrentEmitter {
   const int64_t W_, tile_, unroll_, prefetch_;
   Type f32_;
   VectorType vec_;
-  Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, T_, zero_;
+  Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
+  Value vEnd_, streaming_;
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
 };
 

@@ -1,6 +1,7 @@
 #include "gdr/runtime.h"
 
 #include "call_tasks.h"
+#include "state_stores.h"
 
 #include <algorithm>
 #include <atomic>
@@ -135,18 +136,37 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   const int64_t block = kernel.token_steps && t.layout == Layout::TokenMajor ? kTokenMajorBlock : 0;
   const int64_t blocks = block > 0 ? std::max<int64_t>(1, (tasks.longest_sequence() + block - 1) / block) : 1;
 
+  // Each state is read and written once per call.
+  const bool stream = stream_final_states(options.final_state_stores,
+                                          2 * heads * t.K * t.V * int64_t{sizeof(float)}, threads);
+  const int64_t count = heads * parts;
   std::atomic<int32_t> failure{0};
   std::mutex message_mutex;
   std::string message;  // the first failed task's, if its kernel keeps one
   bool ran = true;
   for (int64_t b = 0; b < blocks && ran && failure.load() == 0; ++b) {
     const int64_t first = b * block;  // tokens [first, first + block) of every task, or all
-    ran = pool.parallel_for(heads * parts, threads, scratch_floats, [&](int64_t task, int, float* scratch) {
-      gdr_kernel_args a = tasks.args(task / parts);
-      column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a.v_begin,
-                   &a.v_end);
-      if (a.v_begin == a.v_end || (first > 0 && first >= a.T)) return;
-      if (block > 0) tasks.narrow_to_tokens(first, std::min(block, a.T - first), &a);
+    // Task `task`'s arguments for this block; false if it has no work in it.
+    auto task_args = [&](int64_t task, gdr_kernel_args* a) {
+      *a = tasks.args(task / parts);
+      column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a->v_begin,
+                   &a->v_end);
+      if (a->v_begin == a->v_end || (first > 0 && first >= a->T)) return false;
+      if (block > 0) tasks.narrow_to_tokens(first, std::min(block, a->T - first), a);
+      return true;
+    };
+    ran = pool.parallel_for(count, threads, scratch_floats, [&](int64_t task, int, float* scratch) {
+      gdr_kernel_args a;
+      const int64_t tokens = tasks.args(task / parts).T;
+      if (!task_args(task, &a)) return;
+      // Only a task's last block writes the state it ends with: the blocks
+      // before are read again by the next one.
+      if (stream && first + a.T == tokens) {
+        a.final_state_stores = GDR_STATE_STORES_STREAMING;
+        // A worker runs consecutive tasks (ThreadPool::parallel_for).
+        gdr_kernel_args next;
+        if (task + 1 < count && task_args(task + 1, &next)) a.next_initial_state = next.initial_state + next.v_begin;
+      }
       if (scratch_floats > 0) {
         a.scratch = scratch;
         a.scratch_floats = scratch_floats;

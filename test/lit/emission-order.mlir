@@ -16,12 +16,16 @@
 
 gdr.kernel @order problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
+// Rows and tiles of whole cache lines (16 floats) reach the places only a
+// streamed final state has: the flag, the next tile's place and prefetches,
+// and the entry point's alignment test.
+gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
 
 // The body's arguments: the 8 tensors and the scratch, T, the token strides
 // of query, key, value, decay, beta and out, the readout strides of query
 // and out, v_begin, v_end.
 // BODY-LABEL: func private @order_body(
-// BODY-SAME: %[[QUERY:[^:]*]]: memref<?xf32>, %[[KEY:[^:]*]]: memref<?xf32>, %[[VALUE:[^:]*]]: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %[[QUERY_STRIDE:[^:]*]]: index, %[[KEY_STRIDE:[^:]*]]: index, %[[VALUE_STRIDE:[^:]*]]: index, %[[DECAY_STRIDE:[^:]*]]: index, %[[BETA_STRIDE:[^:]*]]: index, %[[OUT_STRIDE:[^:]*]]: index, %[[QUERY_READOUT:[^:]*]]: index, %[[OUT_READOUT:[^:]*]]: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index)
+// BODY-SAME: %[[QUERY:[^:]*]]: memref<?xf32>, %[[KEY:[^:]*]]: memref<?xf32>, %[[VALUE:[^:]*]]: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %[[QUERY_STRIDE:[^:]*]]: index, %[[KEY_STRIDE:[^:]*]]: index, %[[VALUE_STRIDE:[^:]*]]: index, %[[DECAY_STRIDE:[^:]*]]: index, %[[BETA_STRIDE:[^:]*]]: index, %[[OUT_STRIDE:[^:]*]]: index, %[[QUERY_READOUT:[^:]*]]: index, %[[OUT_READOUT:[^:]*]]: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %{{[^:]*}}: index)
 
 // The zero vector, then whole tiles: (v_end - v_begin) / v_tile * v_tile;
 // per tile, T = 0?
@@ -338,7 +342,7 @@ gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scal
 
 // @order_scalar: the same arguments, zero vector and whole tiles as @order.
 // BODY-LABEL: func private @order_scalar_body(
-// BODY-SAME: %[[QUERY:[^:]*]]: memref<?xf32>, %[[KEY:[^:]*]]: memref<?xf32>, %[[VALUE:[^:]*]]: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %[[QUERY_STRIDE:[^:]*]]: index, %[[KEY_STRIDE:[^:]*]]: index, %[[VALUE_STRIDE:[^:]*]]: index, %[[DECAY_STRIDE:[^:]*]]: index, %[[BETA_STRIDE:[^:]*]]: index, %[[OUT_STRIDE:[^:]*]]: index, %[[QUERY_READOUT:[^:]*]]: index, %[[OUT_READOUT:[^:]*]]: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index)
+// BODY-SAME: %[[QUERY:[^:]*]]: memref<?xf32>, %[[KEY:[^:]*]]: memref<?xf32>, %[[VALUE:[^:]*]]: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %[[QUERY_STRIDE:[^:]*]]: index, %[[KEY_STRIDE:[^:]*]]: index, %[[VALUE_STRIDE:[^:]*]]: index, %[[DECAY_STRIDE:[^:]*]]: index, %[[BETA_STRIDE:[^:]*]]: index, %[[OUT_STRIDE:[^:]*]]: index, %[[QUERY_READOUT:[^:]*]]: index, %[[OUT_READOUT:[^:]*]]: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %{{[^:]*}}: index)
 // BODY-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
 // BODY-NEXT: %[[COLUMNS:.*]] = arith.subi %[[V1]], %[[V0]] : index
 // BODY-NEXT: %[[C8:.*]] = arith.constant 8 : index
@@ -514,7 +518,7 @@ gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scal
 // offset 0, size 2^62, stride 1), the scratch (its size the floats given),
 // and T, the six token strides, the two readout strides, v_begin, v_end.
 // ENTRY-LABEL: llvm.func @order(
-// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64)>>) -> i32 attributes {{.*}} {
+// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<f32>)>>) -> i32 attributes {{.*}} {
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(9 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 9] : {{.*}} -> !llvm.ptr<i64>
@@ -621,6 +625,20 @@ gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scal
 // ENTRY-NEXT: %[[SCRATCH_OFFSET:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: %[[SCRATCH_STRIDE:.*]] = llvm.mlir.constant(1 : i64) : i64
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(26 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 26] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[GIVEN_NEXT:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NULL:.*]] = llvm.mlir.null : !llvm.ptr<f32>
+// ENTRY-NEXT: %[[NONE:.*]] = llvm.icmp "eq" %[[GIVEN_NEXT]], %[[NULL]] : !llvm.ptr<f32>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(5 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 5] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[OWN:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT:.*]] = llvm.select %[[NONE]], %[[OWN]], %[[GIVEN_NEXT]] : i1, !llvm.ptr<f32>
+// ENTRY-NEXT: %[[NEXT_OFFSET:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_SIZE:.*]] = llvm.mlir.constant(4611686018427387904 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_STRIDE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(8 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 8] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[T:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
@@ -664,7 +682,73 @@ gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scal
 // ENTRY-NEXT: llvm.mlir.constant(22 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 22] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[V_END:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
-// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]]) : ({{.*}}) -> ()
+// V = 12 floats: rows do not start cache lines, the streaming flag is 0.
+// ENTRY-NEXT: %[[NO_STREAMING:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[NEXT]], %[[NEXT]], %[[NEXT_OFFSET]], %[[NEXT_SIZE]], %[[NEXT_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]], %[[NO_STREAMING]]) : ({{.*}}) -> ()
 // ENTRY-NEXT: %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[OK]] : i32
 // ENTRY-NEXT: }
+
+// The streamed last token: the next tile is this task's (column + 16)
+// while it is inside v_end, else the next task's first column; each row's
+// prefetch of it comes before the row's load.
+// BODY-LABEL: func private @order_streaming_body(
+// BODY-SAME: %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: index,
+// BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %[[C0]] : index
+// BODY: scf.for %[[COL:[^ ]*]] =
+// BODY: scf.if %[[STREAM]] {
+// BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
+// BODY: scf.if %[[STREAM]] {
+// BODY-NEXT: %[[C16:.*]] = arith.constant 16 : index
+// BODY-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[C16]] : index
+// BODY-NEXT: %[[IN_TASK:.*]] = arith.cmpi ult, %[[AFTER]], %[[V1]] : index
+// BODY-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[AHEAD_COL:.*]] = select %[[IN_TASK]], %[[AFTER]], %[[C0]] : index
+// BODY: %[[CV:.*]] = arith.constant 32 : index
+// BODY-NEXT: %[[ROW:.*]] = arith.muli %{{.*}}, %[[CV]] : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[AHEAD_COL]] : index
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[LINE:.*]] = arith.addi %[[AT]], %[[C0]] : index
+// BODY-NEXT: memref.prefetch %[[AHEAD]][%[[LINE]]], read, locality<3>, data : memref<?xf32>
+
+// The entry point streams if asked (field 25 is 1) and the task's first
+// final-state row starts a line: (final_state + 4 v_begin) & 63 = 0; then
+// a fence after the body.
+// ENTRY-LABEL: llvm.func @order_streaming(
+// ENTRY: llvm.getelementptr %[[ARGS:arg[0-9]+]][%{{.*}}, 22] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[V_END:.*]] = llvm.load %{{.*}} : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(25 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 25] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[GOT_STORES:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[STREAMING:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[ASKED:.*]] = llvm.icmp "eq" %[[GOT_STORES]], %[[STREAMING]] : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(7 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 7] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[FINAL:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[ADDRESS:.*]] = llvm.ptrtoint %[[FINAL]] : !llvm.ptr<f32> to i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(21 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 21] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[V_BEGIN:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
+// ENTRY-NEXT: %[[COLUMN_BYTES:.*]] = llvm.mul %[[V_BEGIN]], %[[FOUR]] : i64
+// ENTRY-NEXT: %[[FIRST:.*]] = llvm.add %[[ADDRESS]], %[[COLUMN_BYTES]] : i64
+// ENTRY-NEXT: %[[MASK:.*]] = llvm.mlir.constant(63 : i64) : i64
+// ENTRY-NEXT: %[[OFF_LINE:.*]] = llvm.and %[[FIRST]], %[[MASK]] : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[ALIGNED:.*]] = llvm.icmp "eq" %[[OFF_LINE]], %[[Z]] : i64
+// ENTRY-NEXT: %[[STREAM:.*]] = llvm.and %[[ASKED]], %[[ALIGNED]] : i1
+// ENTRY-NEXT: %[[FLAG:.*]] = llvm.zext %[[STREAM]] : i1 to i64
+// ENTRY-NEXT: llvm.call @order_streaming_body({{.*}}, %[[V_END]], %[[FLAG]])
+// ENTRY-NEXT: llvm.cond_br %[[STREAM]], ^[[FENCE:.*]], ^[[DONE:[^ ]*]]{{$}}
+// ENTRY-NEXT: ^[[FENCE]]:
+// ENTRY-NEXT: llvm.fence seq_cst
+// ENTRY-NEXT: llvm.br ^[[DONE]]
+// ENTRY-NEXT: ^[[DONE]]:
+// ENTRY-NEXT: %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
+// ENTRY-NEXT: llvm.return %[[OK]] : i32

@@ -9,7 +9,7 @@
 // and broadcasts decay[t·decay_stride + k] on every row k, and the gated keys
 // of token t + 1 read decay as vectors.
 // CHECK-LABEL: func private @channelwise_body(
-// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[DECAY_STRIDE:[^:]*]]: index,
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[DECAY_STRIDE:[^:]*]]: index,
 // CHECK-SAME: gdr.decay_kind = 0 : i64
 // CHECK: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
 // CHECK: scf.for %[[TOK:[^ ]*]] = %{{.*}} to %[[LAST]] step %{{.*}} iter_args(
@@ -31,7 +31,7 @@ gdr.kernel @channelwise problem <k = 4, v = 4, element_type = f32, gate = channe
 // t's decay is one scalar load at t·decay_stride and one broadcast just
 // before the row loop, and no row of the sweep reads decay.
 // CHECK-LABEL: func private @scalar_body(
-// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[DECAY_STRIDE:[^:]*]]: index,
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[DECAY_STRIDE:[^:]*]]: index,
 // CHECK-SAME: gdr.decay_kind = 1 : i64
 // CHECK: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
 // CHECK: scf.for %[[TOK:[^ ]*]] = %{{.*}} to %[[LAST]] step %{{.*}} iter_args(
@@ -62,7 +62,7 @@ gdr.kernel @scalar problem <k = 4, v = 4, element_type = f32, gate = scalar, rou
 // column vector of a token is stored twice: at the token's out row (readout
 // 0) and out_readout_stride · 1 further (readout 1), both from its delta.
 // CHECK-LABEL: func private @grouped_body(
-// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[OUT_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[OUT_READOUT:[^:]*]]: index,
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[OUT_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[OUT_READOUT:[^:]*]]: index,
 // CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 44 : i64
 // Token 0's read-only sweep.
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
@@ -118,8 +118,8 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // (field 12) with the kernel's own, and return 1 unless both match (with K
 // and V); <name>_info ends with the decay kind and the readouts: ABI
 // version, K, V, column alignment, scratch floats, vector bits, decay kind,
-// readouts.
-// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[2, 4, 4, 4, 24, 128, 0, 1]> : tensor<8xi64>) : !llvm.array<8 x i64>
+// readouts, then token steps (1).
+// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[3, 4, 4, 4, 24, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @scalar(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -139,7 +139,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[2, 4, 4, 4, 24, 128, 1, 1]> : tensor<8xi64>) : !llvm.array<8 x i64>
+// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[3, 4, 4, 4, 24, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @grouped(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -159,4 +159,4 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[2, 4, 8, 4, 44, 128, 0, 2]> : tensor<8xi64>) : !llvm.array<8 x i64>
+// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[3, 4, 8, 4, 44, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>

@@ -4,15 +4,18 @@
 // (v_tile / vector_width, 1 + readouts sets: two here), the K loop's step
 // (unroll) with a remainder loop, smaller whole tiles then a masked
 // one-vector tail for ragged column ranges, and prefetches `prefetch` tokens
-// ahead. lower-recurrent-forms.mlir shows scalar decay and readouts.
+// ahead; the last token's sweep is emitted twice, streamed and cached.
+// lower-recurrent-forms.mlir shows scalar decay and readouts.
 // RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s
 
 // CHECK-LABEL: func private @w16_body(
-// One task: the 8 tensors and the scratch, T, six token strides (query,
-// key, value, decay, beta, out), two readout strides (query, out), v_begin,
-// v_end. Scratch K·(v_tile + 1 + readouts) = 16·34.
-// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index)
+// One task: the 8 tensors, the scratch and the next task's initial state,
+// T, six token strides (query, key, value, decay, beta, out), two readout
+// strides (query, out), v_begin, v_end, the streaming flag. Scratch
+// K·(v_tile + 1 + readouts) = 16·34.
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
 // CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 544 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
 // The first loop is the tile loop: no loop over heads.
 // CHECK-NOT: scf.for
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
@@ -34,8 +37,19 @@
 // CHECK: vector.store %{{.*}}, %[[SCRATCH]]
 // CHECK: vector.fma
 // CHECK: vector.fma
-// No prefetch asked, none emitted.
+// No prefetch asked: none in the token sweeps.
 // CHECK-NOT: memref.prefetch
+// The last token, streamed: prefetches a line of each row of the next tile
+// (of this task, else of the next task) and writes whole vectors
+// non-temporally; else cached.
+// CHECK: scf.if %[[STREAM]] {
+// CHECK: %[[IN_TASK:.*]] = arith.cmpi ult, %{{.*}}, %[[V1]] : index
+// CHECK: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
+// CHECK: memref.prefetch %[[AHEAD]]
+// CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
+// CHECK: } else {
+// CHECK-NOT: gdr.nontemporal
+// CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] :
 // Columns past the last whole tile: a tile of one whole vector (none fits
 // here: 8 columns are left), then one masked vector at a time.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16{{.*}} {

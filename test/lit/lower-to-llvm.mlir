@@ -10,11 +10,14 @@
 // CHECK-NOT: vector.
 // CHECK-NOT: memref.
 // CHECK-NOT: arith.
+// The streamed final state: non-temporal stores aligned to the vector (T = 0's
+// copy comes first).
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 64 : i64, nontemporal} : !llvm.ptr<vector<16xf32>>
 // CHECK: "llvm.intr.fmuladd"({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK: llvm.intr.masked.load
 // CHECK: llvm.intr.masked.store
 // CHECK-LABEL: llvm.func @gdr_k64_v80(
-// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64)>>) -> i32
+// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<f32>)>>) -> i32
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 9]
 // CHECK: llvm.mlir.constant(64 : i64)
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 10]
@@ -33,11 +36,26 @@
 // CHECK-NEXT: llvm.return %[[WRONG_SIZE]] : i32
 // CHECK: %[[NO_SCRATCH:.*]] = llvm.mlir.constant(2 : i32)
 // CHECK-NEXT: llvm.return %[[NO_SCRATCH]] : i32
+// No next task (null): this task's own initial state.
+// CHECK: %[[NEXT:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 26]
+// CHECK: llvm.icmp "eq"
+// CHECK: llvm.select
+// Streams if asked (field 25 is 1) and the task's first final-state row
+// starts a cache line (V = 80 floats: every row does).
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 25]
+// CHECK: llvm.ptrtoint
+// CHECK: llvm.mlir.constant(63 : i64)
+// CHECK: %[[STREAM:.*]] = llvm.and {{.*}} : i1
 // CHECK: llvm.call @gdr_k64_v80_body(
+// Then a fence orders the non-temporal stores.
+// CHECK: llvm.cond_br %[[STREAM]], ^[[FENCE:.*]], ^[[DONE:.*]]
+// CHECK: ^[[FENCE]]:
+// CHECK-NEXT: llvm.fence seq_cst
+// CHECK: ^[[DONE]]:
 // CHECK: %[[OK:.*]] = llvm.mlir.constant(0 : i32)
 // CHECK-NEXT: llvm.return %[[OK]] : i32
 // The kernel's facts for loaders (kernel_abi.h, gdr_kernel_info_field): ABI
 // version, K, V, column alignment (the vector width), scratch floats,
-// vector bits, decay kind (0: channelwise), readouts.
-// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[2, 64, 80, 16, 4224, 512, 0, 1]> : tensor<8xi64>) : !llvm.array<8 x i64>
+// vector bits, decay kind (0: channelwise), readouts, token steps.
+// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[3, 64, 80, 16, 4224, 512, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 gdr.kernel @gdr_k64_v80 problem <k = 64, v = 80, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>

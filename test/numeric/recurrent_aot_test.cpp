@@ -49,6 +49,8 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   EXPECT_EQ(info[GDR_INFO_COLUMN_ALIGN], AOT_CONSTANT(column_align));
   EXPECT_EQ(info[GDR_INFO_SCRATCH_FLOATS], AOT_CONSTANT(scratch_floats));
   EXPECT_EQ(info[GDR_INFO_VECTOR_BITS], 8 * 32);
+  // It steps token by token: token-major calls on it run in token blocks.
+  EXPECT_EQ(info[GDR_INFO_TOKEN_STEPS], 1);
 }
 
 // gdr-compile writes the header's constants from the object's own table,
@@ -67,6 +69,7 @@ TEST(RecurrentAot, TheObjectsTableIsReadWithoutRunningIt) {
   EXPECT_EQ(info.column_align, AOT_CONSTANT(column_align));
   EXPECT_EQ(info.scratch_floats, AOT_CONSTANT(scratch_floats));
   EXPECT_EQ(info.vector_bits, 256);
+  EXPECT_TRUE(info.token_steps);
 
   const Status other = compiler::object_kernel_info(object, "gdr_other_kernel", &info);
   ASSERT_FALSE(other);

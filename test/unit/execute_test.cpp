@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -53,6 +54,106 @@ TEST(Execute, AnExplicitThreadCountIsHonoured) {
   for (int attempt = 0; attempt < 1000 && !helper_ran; ++attempt)
     helper_ran = threads_used(2, 1, 2).size() == 2;
   EXPECT_TRUE(helper_ran);
+}
+
+// What each task was asked: (initial state, final-state stores, next
+// initial state), by task start (initial state + v_begin, then T).
+struct StoresAsked {
+  const float* initial;
+  int64_t stores;
+  const float* next;
+};
+std::map<std::pair<const float*, int64_t>, StoresAsked> g_asked;
+
+int32_t record_stores(const gdr_kernel_args* a) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_asked[{a->initial_state + a->v_begin, a->T}] = {a->initial_state + a->v_begin,
+                                                     a->final_state_stores, a->next_initial_state};
+  return 0;
+}
+
+Kernel stores_recorder() {
+  Kernel k;
+  k.name = "record_stores";
+  k.fn = record_stores;
+  k.column_align = 16;
+  return k;
+}
+
+TEST(Execute, StreamingTasksAreToldTheStateTheirWorkerReadsNext) {
+  // 3 heads of 2 column parts: tasks (head, part) in order; a worker runs
+  // consecutive ones, so each is told the next one's first column.
+  test::Problem p = test::make_problem(1, 3, 1, 32, 64, {});
+  for (int threads : {1, 2}) {
+    g_asked.clear();
+    Options o;
+    o.threads = threads;
+    o.column_parts = 2;
+    o.final_state_stores = StateStores::Streaming;
+    ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+    ASSERT_EQ(g_asked.size(), 6u);
+    std::vector<const float*> starts;
+    for (int64_t h = 0; h < 3; ++h)
+      for (int64_t column : {0, 32}) starts.push_back(p.initial_state.data() + h * 32 * 64 + column);
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const StoresAsked& asked = g_asked.at({starts[i], 1});
+      EXPECT_EQ(asked.stores, GDR_STATE_STORES_STREAMING) << i;
+      EXPECT_EQ(asked.next, i + 1 < starts.size() ? starts[i + 1] : nullptr) << i;
+    }
+  }
+}
+
+TEST(Execute, CachedAndSmallAutomaticCallsDoNotStream) {
+  test::Problem p = test::make_problem(1, 3, 1, 32, 64, {});
+  for (StateStores stores : {StateStores::Cached, StateStores::Automatic}) {
+    g_asked.clear();
+    Options o;
+    o.final_state_stores = stores;
+    ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+    ASSERT_EQ(g_asked.size(), 3u);
+    for (const auto& [start, asked] : g_asked) {
+      EXPECT_EQ(asked.stores, GDR_STATE_STORES_CACHED) << state_stores_name(stores);
+      EXPECT_EQ(asked.next, nullptr) << state_stores_name(stores);
+    }
+  }
+}
+
+TEST(Execute, OnlyTheLastTokenBlockStreams) {
+  // Token-major on a token-stepping kernel: blocks of 64 tokens; the blocks
+  // before the last write a state the next block reads.
+  test::ProblemOptions po;
+  po.form.layout = Layout::TokenMajor;
+  test::Problem p = test::make_problem(1, 2, 130, 32, 64, po);
+  Kernel k = stores_recorder();
+  k.token_steps = true;
+  g_asked.clear();
+  Options o;
+  o.threads = 1;
+  o.final_state_stores = StateStores::Streaming;
+  ASSERT_TRUE(execute(k, p.tensors(), o));
+  ASSERT_EQ(g_asked.size(), 6u);  // 2 heads x blocks of 64, 64, 2 tokens
+  const float* head1 = p.initial_state.data() + 32 * 64;
+  const float* final1 = p.final_state.data() + 32 * 64;
+  for (const auto& [start, asked] : g_asked) {
+    const bool last = start.second == 2;
+    EXPECT_EQ(asked.stores, last ? GDR_STATE_STORES_STREAMING : GDR_STATE_STORES_CACHED);
+    // Head 0's last block is told head 1's last block, which starts from
+    // the state head 1's block before wrote.
+    const bool head0 = asked.initial == p.initial_state.data() || asked.initial == p.final_state.data();
+    EXPECT_EQ(asked.next, last && head0 ? final1 : nullptr);
+  }
+  EXPECT_EQ(g_asked.count({head1, 64}), 1u);
+}
+
+TEST(Execute, StateStoresHaveNames) {
+  for (StateStores s : {StateStores::Automatic, StateStores::Cached, StateStores::Streaming}) {
+    StateStores parsed{};
+    ASSERT_TRUE(parse_state_stores(state_stores_name(s), &parsed));
+    EXPECT_EQ(parsed, s);
+  }
+  StateStores untouched = StateStores::Cached;
+  EXPECT_FALSE(parse_state_stores("nontemporal", &untouched));
+  EXPECT_EQ(untouched, StateStores::Cached);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ TEST(KernelInfo, ReadsTheTableIntoAKernel) {
   table[GDR_INFO_VECTOR_BITS] = 256;
   table[GDR_INFO_DECAY_KIND] = GDR_DECAY_SCALAR;
   table[GDR_INFO_READOUTS] = 2;
+  table[GDR_INFO_TOKEN_STEPS] = 1;
   KernelInfo info;
   ASSERT_TRUE(read_kernel_info("k", table, &info));
   EXPECT_EQ(info.K, 40);
@@ -27,6 +28,7 @@ TEST(KernelInfo, ReadsTheTableIntoAKernel) {
   EXPECT_EQ(info.vector_bits, 256);
   EXPECT_EQ(info.decay_kind, DecayKind::Scalar);
   EXPECT_EQ(info.readouts, 2);
+  EXPECT_TRUE(info.token_steps);
   const Kernel k = kernel_from_info("k", &no_op, info);
   EXPECT_EQ(k.name, "k");
   EXPECT_EQ(k.fn, &no_op);
@@ -35,23 +37,29 @@ TEST(KernelInfo, ReadsTheTableIntoAKernel) {
   EXPECT_EQ(k.column_align, 8);
   EXPECT_EQ(k.decay_kind, DecayKind::Scalar);
   EXPECT_EQ(k.readouts, 2);
+  EXPECT_TRUE(k.token_steps);
   ASSERT_TRUE(k.scratch_floats);
   EXPECT_EQ(k.scratch_floats(1000, 40, 72), 1360);
 }
 
 TEST(KernelInfo, RefusesAnotherAbiAndImpossibleKernels) {
-  // Version 1's table had six fields: only its first is read before refusing.
+  // Version 1's table had six fields, version 2's eight: only the first is
+  // read before refusing.
   const int64_t version_1[6] = {1, 40, 72, 8, 0, 256};
+  const int64_t version_2[8] = {2, 40, 72, 8, 0, 256, 0, 1};
   const int64_t no_k[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 0, 72, 8, 0, 256, 0, 1};
   const int64_t negative_scratch[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, -1, 256, 0, 1};
   const int64_t unknown_decay[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 7, 1};
   const int64_t no_readouts[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 0, 0};
+  const int64_t token_steps_2[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 0, 1, 2};
   const std::pair<const int64_t*, const char*> cases[] = {
-      {version_1, "kernel 'k' was built for kernel ABI version 1, this runtime speaks 2"},
+      {version_1, "kernel 'k' was built for kernel ABI version 1, this runtime speaks 3"},
+      {version_2, "kernel 'k' was built for kernel ABI version 2, this runtime speaks 3"},
       {no_k, "kernel 'k' has an impossible description (K=0,"},
       {negative_scratch, "scratch_floats=-1"},
       {unknown_decay, "decay_kind=7"},
       {no_readouts, "readouts=0"},
+      {token_steps_2, "token_steps=2"},
   };
   for (const auto& [table, message] : cases) {
     KernelInfo info;

@@ -21,6 +21,7 @@
 #include "../common/flags.h"
 #include "../common/form.h"
 #include "../common/implementations.h"
+#include "../common/line_aligned.h"
 #include "../common/measure.h"
 #include "../common/peak.h"
 #include "../common/version.h"
@@ -72,7 +73,9 @@ const char kUsage[] =
     "                 [--halide-profile 1: Halide's per-Func profile of chunked@...]\n"
     "implementations: every route gdr-run --route accepts (auto, recurrent and chunked run\n"
     "                 the tuned schedules of the tuning database; each case prints which);\n"
-    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule\n"
+    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule;\n"
+    "                 a suffix +cached or +streaming (e.g. auto+streaming) sets how final\n"
+    "                 states are written (Options::final_state_stores; default: the runtime's)\n"
     "       gdr-bench --version\n";
 
 [[noreturn]] void exit_with(int code, const std::string& message) {
@@ -158,10 +161,17 @@ int main(int argc, char** argv) {
 #endif
   }
   std::vector<gdr::Route> routes;
-  // "chunked@c32-w16" runs the chunked route with that schedule.
+  // "chunked@c32-w16" runs the chunked route with that schedule;
+  // "auto+streaming" the route with streaming final states.
   std::vector<std::string> variants(config.impls.size());
+  std::vector<gdr::StateStores> stores(config.impls.size(), gdr::StateStores::Automatic);
   for (size_t i = 0; i < config.impls.size(); ++i) {
     std::string name = config.impls[i];
+    if (size_t plus = name.find('+'); plus != std::string::npos) {
+      if (!gdr::parse_state_stores(name.substr(plus + 1), &stores[i]))
+        die("--impl " + config.impls[i] + ": the suffix must be +cached or +streaming");
+      name = name.substr(0, plus);
+    }
     if (size_t at = name.find('@'); at != std::string::npos) {
       variants[i] = name.substr(at + 1);
       name = name.substr(0, at);
@@ -229,7 +239,8 @@ int main(int argc, char** argv) {
           options.form = gdr::tools::problem_form(shape.form, H);
           gdr::test::Problem in = gdr::test::make_problem(shape.B, H, T, shape.K, shape.V, options);
           const size_t n_impl = routes.size();
-          std::vector<std::vector<float>> outs(n_impl), states(n_impl);
+          std::vector<std::vector<float>> outs(n_impl);
+          std::vector<gdr::tools::LineAlignedFloats> states(n_impl);
           std::vector<std::vector<double>> times(n_impl);
           std::string failure;
           auto run_once = [&](size_t i) {
@@ -239,7 +250,7 @@ int main(int argc, char** argv) {
             if (shape.form.in_place) {
               // Each implementation its own pool, as it was before the call
               // (restored outside the timing), updated in place.
-              states[i] = in.initial_state;
+              states[i].assign(in.initial_state.begin(), in.initial_state.end());
               t.initial_state = t.final_state = states[i].data();
             } else {
               states[i].resize(in.final_state.size());
@@ -247,6 +258,7 @@ int main(int argc, char** argv) {
             }
             gdr::Options o;
             o.route = routes[i];
+            o.final_state_stores = stores[i];
             select_variant(i);
             o.threads = threads;
             auto start = Clock::now();

@@ -21,10 +21,17 @@
 extern "C" {
 #endif
 
-#define GDR_KERNEL_ABI_VERSION 2
+#define GDR_KERNEL_ABI_VERSION 3
 
 /* How decay is given: K factors per token (channelwise) or one per token. */
 enum gdr_decay_kind { GDR_DECAY_CHANNEL = 0, GDR_DECAY_SCALAR = 1 };
+
+/* How the final state is written: through the cache (for a state read again
+ * soon), or streaming (non-temporal stores, which do not read each line
+ * before writing it, for a state that does not stay in cache until its next
+ * use). A request: a kernel may always cache (hand-written ones do; a
+ * generated one streams only whole vectors at aligned addresses). */
+enum gdr_state_stores { GDR_STATE_STORES_CACHED = 0, GDR_STATE_STORES_STREAMING = 1 };
 
 /* Row t (token t of the task's sequence) of a tensor starts at
  * base + t * <tensor>_token_stride floats; rows are dense (stride 1 inside). */
@@ -46,6 +53,11 @@ typedef struct gdr_kernel_args {
   int64_t v_begin, v_end;     /* columns to process: [v_begin, v_end) */
   float* scratch;             /* per-worker scratch, scratch_floats long */
   int64_t scratch_floats;
+  int64_t final_state_stores; /* gdr_state_stores */
+  /* The initial state the worker's next task reads (at its first column,
+   * rows V apart), or null: with streaming stores a kernel prefetches it
+   * while it writes this final state, which leaves the memory bus idle. */
+  const float* next_initial_state;
 } gdr_kernel_args;
 
 /* Returns 0 on success, non-zero if the kernel cannot run these arguments
@@ -67,6 +79,10 @@ enum gdr_kernel_info_field {
   GDR_INFO_VECTOR_BITS,    /* widest vectors it uses: 128, 256 or 512 */
   GDR_INFO_DECAY_KIND,     /* gdr_decay_kind it reads */
   GDR_INFO_READOUTS,       /* queries per state head it reads out */
+  GDR_INFO_TOKEN_STEPS,    /* 1: it steps through the tokens one by one, so
+                              a task run as consecutive blocks of tokens
+                              (each from the state the last wrote) gives the
+                              same bits (Kernel::token_steps) */
   GDR_KERNEL_INFO_FIELDS
 };
 

@@ -21,6 +21,7 @@ struct KernelInfo {
   int64_t vector_bits = 0;     // widest vectors the kernel uses
   DecayKind decay_kind = DecayKind::Channel;  // the decay it reads
   int64_t readouts = 1;        // query heads it reads each state head with
+  bool token_steps = false;    // Kernel::token_steps
 };
 
 // Reads `table` (GDR_KERNEL_INFO_FIELDS values) of the kernel `name`. An

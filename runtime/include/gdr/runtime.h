@@ -27,12 +27,25 @@ const char* route_name(Route route);
 // Parses the names route_name() gives; false if `name` is none of them.
 bool parse_route(const std::string& name, Route* route);
 
+// How the kernels write final states (kernel_abi.h's gdr_state_stores).
+enum class StateStores {
+  Automatic,  // streaming when the call's states outgrow its cores' L2 caches (state_stores.cpp)
+  Cached,     // through the cache: for states read again while they are still there
+  Streaming,  // non-temporal stores, no read of each line first: for states not read again soon
+};
+const char* state_stores_name(StateStores stores);
+// Parses the names state_stores_name() gives; false if `name` is none of them.
+bool parse_state_stores(const std::string& name, StateStores* stores);
+
 struct Options {
   int threads = 0;  // <= 0: the runtime decides (every worker, fewer for tiny calls); capped at the pool
   Route route = Route::Auto;
   // Column parts each head is split into; 0 lets the runtime choose (it
   // splits only when there are fewer heads than threads).
   int column_parts = 0;
+  // A program that runs many layers between two calls on one state (the
+  // states of a whole model do not fit in cache) may ask for Streaming.
+  StateStores final_state_stores = StateStores::Automatic;
 };
 
 // A kernel with the C ABI and what the runtime must know to schedule it.
