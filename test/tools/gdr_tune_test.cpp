@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "candidates.h"
+#include "crossover.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
 #include "plots.h"
@@ -328,6 +329,95 @@ TEST(Report, CrossoverIsSaidAndMarked) {
   EXPECT_TRUE(crossovers(ctx, flat).empty());
   EXPECT_EQ(count(report_plots(ctx, flat)[0].svg, "class=\"marker\""), 0u);
   EXPECT_NE(report_markdown(ctx, flat).find("crossover: none"), std::string::npos);
+}
+
+// A candidate of `route` whose call spins for fixed_us + per_token_us · T
+// (it computes nothing: the search only times it).
+Candidate spinning(Route route, const std::string& schedule, double fixed_us, double per_token_us) {
+  Candidate c = route == Route::Recurrent ? recurrent(4, 8, 1, 2)
+                                          : variant_candidate(compiler::chunked_variant({16, 16}, {16, 4}));
+  c.schedule = schedule;
+  c.run = [=](const Tensors& t, const Options&) {
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration<double, std::micro>(fixed_us + per_token_us * double(t.T));
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return Status::ok();
+  };
+  return c;
+}
+
+// Recurrent costs 8 µs a token, chunked 240 µs + 2 µs a token: chunked is
+// faster from T = 41. Tuned at T = 1 and 512, auto changes route between
+// them; the search bisects on a log scale to within 1.25x and the database
+// buckets meet there, not at the geometric mean (23); the report says it,
+// with the probes, and the plot marks it. Where auto does not change, no
+// search runs.
+TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
+  TuneOptions o = tiny_recurrent_options();
+  o.routes = {Route::Recurrent, Route::Chunked};
+  o.seconds_per_candidate = 0.02;
+  auto make_case = [&](int64_t T) {
+    CaseResult c;
+    c.T = T;
+    c.threads = 1;
+    c.final_round = 1;
+    c.entries = {timed_entry(spinning(Route::Recurrent, "w4-vt8-u1-p2", 0, 8), 1, {8.0e3 * T}),
+                 timed_entry(spinning(Route::Chunked, "c16-w4", 240, 2), 1, {240e3 + 2.0e3 * T})};
+    c.winners = {{Route::Recurrent, 0}, {Route::Chunked, 1}};
+    return c;
+  };
+  const std::vector<int64_t> Ts = {1, 512};
+  const std::vector<CaseResult> cases = {make_case(1), make_case(512)};
+  const std::vector<CrossoverSearch> searches = search_crossovers(o, Ts, cases, nullptr);
+  ASSERT_EQ(searches.size(), 1u);
+  const CrossoverSearch& x = searches[0];
+  EXPECT_EQ(x.below, Route::Recurrent);
+  EXPECT_EQ(x.from, Route::Chunked);
+  EXPECT_EQ(x.below_schedule, "w4-vt8-u1-p2");
+  EXPECT_EQ(x.from_schedule, "c16-w4");
+  EXPECT_GE(x.probes.size(), 4u);
+  EXPECT_LE(x.probes.size(), 6u);
+  // Within the resolution of 41, and a spinning call's noise.
+  EXPECT_GE(x.T_from, 36) << x.T_from;
+  EXPECT_LE(x.T_from, 52) << x.T_from;
+  for (const CrossoverProbe& p : x.probes) {
+    EXPECT_GT(p.T, 1);
+    EXPECT_LT(p.T, 512);
+    EXPECT_NEAR(p.below_ns, 8e3 * p.T, 2e3 + 0.2 * 8e3 * p.T) << p.T;
+  }
+  EXPECT_EQ(searched_bucket(Ts, 0, 1, searches), std::make_pair(int64_t{0}, x.T_from - 1));
+  EXPECT_EQ(searched_bucket(Ts, 1, 1, searches), std::make_pair(x.T_from, compiler::kUnboundedT));
+  EXPECT_EQ(searched_bucket(Ts, 1, 2, searches), bucket(Ts, 1));  // another thread count: not searched
+
+  ReportContext ctx;
+  ctx.options = o;
+  ctx.name = "tune";
+  ctx.searches = searches;
+  const std::string from = std::to_string(x.T_from);
+  const std::string md = report_markdown(ctx, cases);
+  EXPECT_NE(md.find("crossover, 1 thread: recurrent up to T = " + std::to_string(x.T_from - 1) +
+                    ", chunked from T = " + from + " (between the tuned T = 1 and 512; marked in the plot): "
+                    "searched, `w4-vt8-u1-p2` against `c16-w4`: T = " + std::to_string(x.probes[0].T)),
+            std::string::npos) << md;
+  EXPECT_NE(report_plots(ctx, cases)[0].svg.find("chunked from T = " + from + " (1 thread)"), std::string::npos);
+  const std::string json = report_json(ctx, cases);
+  EXPECT_NE(json.find("{\"record\": \"crossover\", \"threads\": 1, \"T_below\": 1, \"T_above\": 512, "
+                      "\"below\": \"recurrent\", \"below_schedule\": \"w4-vt8-u1-p2\", \"from\": \"chunked\", "
+                      "\"from_schedule\": \"c16-w4\", \"T_from\": " + from + ", \"budget_cut\": false, \"probes\": [{\"T\": "),
+            std::string::npos) << json;
+
+  // One route faster at both tuned Ts: nothing to search.
+  std::vector<CaseResult> flat = cases;
+  flat[1].entries[1].median_ns[1] = 1e9;
+  EXPECT_TRUE(search_crossovers(o, Ts, flat, nullptr).empty());
+  // A spent budget: no probe, the crossover stays at the larger tuned T.
+  Pace pace(1e-9, o.seconds_per_candidate, Pace::Clock::now());
+  const std::vector<CrossoverSearch> cut = search_crossovers(o, Ts, cases, &pace);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_TRUE(cut[0].probes.empty());
+  EXPECT_TRUE(cut[0].budget_cut);
+  EXPECT_EQ(cut[0].T_from, 512);
 }
 
 // Parses each file as XML (python3 is a build dependency); "" if all parse.

@@ -327,11 +327,16 @@ int main(int argc, char** argv) {
                         "measured copy\n",
                         config.impls[i].c_str(), impl_median[i] / copy_ns[key], gbps, gbps / peak.copy_gbps_1t);
           }
-          // Every implementation must agree with the first one on these inputs.
-          for (size_t i = 1; i < n_impl; ++i) {
+          // Every implementation must agree with the first one on these
+          // inputs, outputs and final states.
+          auto worst_difference = [](const auto& x, const auto& reference) {
             double worst = 0;
-            for (size_t e = 0; e < outs[0].size(); ++e)
-              worst = std::max(worst, double(std::abs(outs[i][e] - outs[0][e])) / (1 + std::abs(outs[0][e])));
+            for (size_t e = 0; e < reference.size(); ++e)
+              worst = std::max(worst, double(std::abs(x[e] - reference[e])) / (1 + std::abs(reference[e])));
+            return worst;
+          };
+          for (size_t i = 1; i < n_impl; ++i) {
+            const double worst = std::max(worst_difference(outs[i], outs[0]), worst_difference(states[i], states[0]));
             if (!(worst < 1e-3))
               std::printf("  WARNING: %s differs from %s by %.2e (relative)\n", config.impls[i].c_str(),
                           config.impls[0].c_str(), worst);

@@ -25,6 +25,7 @@
 #include "../common/peak.h"
 #include "../common/version.h"
 #include "candidates.h"
+#include "crossover.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/toolchain.h"
 #include "gdr/compiler/tuning_db.h"
@@ -263,23 +264,34 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
       if (c.budget_cut) std::printf("  the budget cut this case: the best so far is kept\n");
       for (const gdr::tune::Entry& e : c.entries)
         if (!e.check.ok) std::printf("  excluded %s: %s\n", e.candidate.name().c_str(), e.check.why.c_str());
-      const auto [T_min, T_max] = gdr::tune::bucket(config.T, ti);
       for (const auto& [route, i] : c.winners) {
         const gdr::tune::Entry& e = c.entries[i];
         std::printf("  %-9s winner %-14s %12s%s\n", gdr::route_name(route), e.candidate.schedule.c_str(),
                     gdr::tune::duration_text(e.median_ns[c.final_round]).c_str(),
                     c.ties.count(route) ? "  (tie within noise: the simpler kept)" : "");
-        fresh.push_back({gdr::compiler::host_target().cpu, config.tune.K, config.tune.V, T_min, T_max,
-                         static_cast<int>(threads), route, e.candidate.schedule, e.median_ns[c.final_round],
-                         config.tune.decay, config.tune.readouts});
       }
       for (const auto& [route, ns] : c.baseline_ns[c.final_round])
         std::printf("  %-26s %12s\n", gdr::route_name(route), gdr::tune::duration_text(ns).c_str());
       if (!c.winners.empty())
         std::printf("  auto runs %s\n", gdr::route_name(gdr::tune::auto_choice(c, config.tune)));
     }
+  // Where auto's route changes between two tuned Ts: the T it changes at.
+  context.searches = gdr::tune::search_crossovers(config.tune, config.T, cases, &pace);
   progress.clear();
   for (const std::string& what : context.not_tuned) std::printf("\nnot tuned, the budget was spent: %s\n", what.c_str());
+  for (const gdr::tune::CrossoverSearch& x : context.searches)
+    std::printf("\ncrossover, threads = %d: %s up to T = %lld, %s from T = %lld (searched in %zu probes%s)\n",
+                x.threads, gdr::route_name(x.below), (long long)x.T_from - 1, gdr::route_name(x.from),
+                (long long)x.T_from, x.probes.size(), x.budget_cut ? "; the budget stopped it" : "");
+  // The winners, each for its T's bucket (bounded by the searched crossovers).
+  for (const gdr::tune::CaseResult& c : cases) {
+    const size_t ti = std::find(config.T.begin(), config.T.end(), c.T) - config.T.begin();
+    const auto [T_min, T_max] = gdr::tune::searched_bucket(config.T, ti, c.threads, context.searches);
+    for (const auto& [route, i] : c.winners)
+      fresh.push_back({gdr::compiler::host_target().cpu, config.tune.K, config.tune.V, T_min, T_max, c.threads,
+                       route, c.entries[i].candidate.schedule, c.entries[i].median_ns[c.final_round],
+                       config.tune.decay, config.tune.readouts});
+  }
 
   // The peak again, keeping the better of the two: a busy moment at start
   // would otherwise put candidates above 100% of it. Not if it would

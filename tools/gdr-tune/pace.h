@@ -26,6 +26,8 @@ class Pace {
     total_ = total_candidates;
     planned_ = Clock::now();
   }
+  // More timings than planned (the crossover search's probes).
+  void plan_more(size_t candidates) { total_ += candidates; }
   size_t total() const { return total_; }
   size_t done() const { return done_; }
   double elapsed() const;

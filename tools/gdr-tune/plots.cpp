@@ -158,7 +158,13 @@ std::vector<Crossover> crossovers(const ReportContext& ctx, const std::vector<Ca
         const Route r = auto_choice(c, ctx.options);
         if (before && r != before_route) {
           const size_t i = std::find(sorted_T.begin(), sorted_T.end(), T) - sorted_T.begin();
-          out.push_back({threads, before_route, r, before->T, T, bucket(sorted_T, i).first});
+          Crossover x{threads, before_route, r, before->T, T, bucket(sorted_T, i).first};
+          for (const CrossoverSearch& s : ctx.searches)
+            if (s.threads == threads && s.T_below == before->T && s.T_above == T) {
+              x.T_from = s.T_from;
+              x.search = &s;
+            }
+          out.push_back(x);
         }
         before = &c;
         before_route = r;

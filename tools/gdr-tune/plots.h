@@ -21,11 +21,13 @@ struct Plot {
 
 // Where the route auto takes changes, per thread count, between two
 // consecutive tuned T: `below` up to T_from - 1, `from` from T_from (the
-// first T of the database bucket of T_after).
+// first T of the database bucket of T_after: the searched crossover where
+// the search ran, `search`, else the tuned Ts' geometric mean).
 struct Crossover {
   int threads = 1;
   Route below = Route::Recurrent, from = Route::Chunked;
   int64_t T_before = 0, T_after = 0, T_from = 0;
+  const CrossoverSearch* search = nullptr;
 };
 std::vector<Crossover> crossovers(const ReportContext& context, const std::vector<CaseResult>& cases);
 

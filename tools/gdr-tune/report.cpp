@@ -165,11 +165,23 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
   md += "\n![time per token](" + ctx.name + "-time-per-token.svg)\n\n";
   const std::vector<Crossover> xs = crossovers(ctx, cases);
   if (xs.empty()) md += "- crossover: none, auto takes one route at every tuned T\n";
-  for (const Crossover& x : xs)
+  for (const Crossover& x : xs) {
     md += "- crossover, " + std::to_string(x.threads) + " thread" + (x.threads == 1 ? "" : "s") + ": " +
           route_name(x.below) + " up to T = " + std::to_string(x.T_from - 1) + ", " + route_name(x.from) +
           " from T = " + std::to_string(x.T_from) + " (between the tuned T = " + std::to_string(x.T_before) +
-          " and " + std::to_string(x.T_after) + "; marked in the plot)\n";
+          " and " + std::to_string(x.T_after) + "; marked in the plot)";
+    if (!x.search) {
+      md += ": their geometric mean, not searched\n";
+      continue;
+    }
+    const CrossoverSearch& s = *x.search;
+    md += ": searched, `" + s.below_schedule + "` against `" + s.from_schedule + "`" +
+          (s.probes.empty() ? std::string(", no T between them") : ":");
+    for (const CrossoverProbe& p : s.probes)
+      md += " T = " + std::to_string(p.T) + " " + duration_text(p.below_ns) + " against " +
+            duration_text(p.from_ns) + (&p == &s.probes.back() ? "" : ";");
+    md += s.budget_cut ? " (the budget stopped the search)\n" : "\n";
+  }
   for (const std::string& line : decode_lines(ctx, cases)) md += "- decode: " + line + "\n";
 
   std::string excluded;
@@ -257,6 +269,19 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
              (round == c.final_round && e.winner && c.ties.count(e.candidate.route) ? "true" : "false") + "}";
       }
     }
+  for (const CrossoverSearch& s : ctx.searches) {
+    j += ",\n  {\"record\": \"crossover\", \"threads\": " + std::to_string(s.threads) + ", \"T_below\": " +
+         std::to_string(s.T_below) + ", \"T_above\": " + std::to_string(s.T_above) + ", \"below\": " +
+         json_string(route_name(s.below)) + ", \"below_schedule\": " + json_string(s.below_schedule) +
+         ", \"from\": " + json_string(route_name(s.from)) + ", \"from_schedule\": " +
+         json_string(s.from_schedule) + ", \"T_from\": " + std::to_string(s.T_from) +
+         ", \"budget_cut\": " + (s.budget_cut ? "true" : "false") + ", \"probes\": [";
+    for (const CrossoverProbe& p : s.probes)
+      j += std::string(&p == &s.probes.front() ? "" : ", ") + "{\"T\": " + std::to_string(p.T) +
+           ", \"below_ns\": " + json_number("%.0f", p.below_ns) + ", \"from_ns\": " +
+           json_number("%.0f", p.from_ns) + "}";
+    j += "]}";
+  }
   return j + "\n]\n";
 }
 

@@ -9,6 +9,7 @@
 
 #include "../common/peak.h"
 #include "gdr/status.h"
+#include "crossover.h"
 #include "tuner.h"
 
 namespace gdr::tune {
@@ -22,6 +23,7 @@ struct ReportContext {
   std::string name;     // the prefix's file name, which the plots' links start with
   double budget_seconds = 0;        // --budget; 0: none
   std::vector<std::string> not_tuned;  // "T = 512, threads = 2": cases the budget left out
+  std::vector<CrossoverSearch> searches;  // where auto's route changes, searched
 };
 
 // A duration for people: µs below 1 ms, ms above, `digits` significant.

@@ -29,41 +29,6 @@ std::vector<size_t> ranked(const std::vector<Entry>& entries, Route route, int r
   return out;
 }
 
-// Times entries[which] interleaved on `problem` with `threads`, `seconds`
-// per candidate. In place, the pool is put back before each call, outside
-// the timing, so that every call starts from the same states. `stop` is
-// asked after each repetition (time_interleaved). Returns the seconds the
-// repetitions took.
-double time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, int round,
-                  test::Problem& problem, int threads, double seconds,
-                  const std::function<bool()>& stop) {
-  Tensors t = problem.tensors();
-  Options o;
-  o.threads = threads;
-  const std::vector<float> pool = problem.form.in_place ? problem.initial_state : std::vector<float>();
-  auto run = [&](size_t k) {
-    Entry& e = entries[which[k]];
-    if (problem.form.in_place) std::copy(pool.begin(), pool.end(), problem.initial_state.begin());
-    const auto start = Clock::now();
-    const Status s = e.candidate.run(t, o);
-    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-    if (!s && e.timing_error.empty()) e.timing_error = s.message();
-    return ns;
-  };
-  tools::TimingBudget budget;
-  budget.seconds = seconds * which.size();
-  const auto times = tools::time_interleaved(which.size(), run, budget, stop);
-  double timed = 0;
-  for (size_t k = 0; k < which.size(); ++k) {
-    Entry& e = entries[which[k]];
-    e.median_ns[round] = tools::median(times[k]);
-    e.reps[round] = static_cast<int>(times[k].size());
-    e.spread[round] = tools::spread(times[k]);
-    for (double ns : times[k]) timed += ns / 1e9;
-  }
-  return timed;
-}
-
 }  // namespace
 
 tools::Form call_form(const TuneOptions& options) {
@@ -109,6 +74,44 @@ const Check& Checker::check(const Candidate& c) {
     result.ok = true;
   }
   return done_.emplace(c.name(), result).first->second;
+}
+
+double time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, int round,
+                  test::Problem& problem, int threads, double seconds,
+                  const std::function<bool()>& stop) {
+  Tensors t = problem.tensors();
+  Options o;
+  o.threads = threads;
+  const std::vector<float> pool = problem.form.in_place ? problem.initial_state : std::vector<float>();
+  auto run = [&](size_t k) {
+    Entry& e = entries[which[k]];
+    if (problem.form.in_place) std::copy(pool.begin(), pool.end(), problem.initial_state.begin());
+    const auto start = Clock::now();
+    const Status s = e.candidate.run(t, o);
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    if (!s && e.timing_error.empty()) e.timing_error = s.message();
+    return ns;
+  };
+  tools::TimingBudget budget;
+  budget.seconds = seconds * which.size();
+  const auto times = tools::time_interleaved(which.size(), run, budget, stop);
+  double timed = 0;
+  for (size_t k = 0; k < which.size(); ++k) {
+    Entry& e = entries[which[k]];
+    e.median_ns[round] = tools::median(times[k]);
+    e.reps[round] = static_cast<int>(times[k].size());
+    e.spread[round] = tools::spread(times[k]);
+    for (double ns : times[k]) timed += ns / 1e9;
+  }
+  return timed;
+}
+
+test::Problem timed_problem(const TuneOptions& options, int64_t T) {
+  // Inputs as gdr-bench draws them: decay U(0.9, 1), the regime where the
+  // baseline chunked kernel takes its chunked path.
+  const test::ProblemOptions problem_options{test::DecayRegime::NearOne, test::BetaRegime::Uniform, true, 42,
+                                             tools::problem_form(call_form(options), options.H)};
+  return test::make_problem(options.B, options.H, T, options.K, options.V, problem_options);
 }
 
 std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i) {
@@ -174,11 +177,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
       if (entries[i].check.ok) out.push_back(i);
     return out;
   };
-  // Inputs as gdr-bench draws them: decay U(0.9, 1), the regime where the
-  // baseline chunked kernel takes its chunked path.
-  const test::ProblemOptions problem_options{test::DecayRegime::NearOne, test::BetaRegime::Uniform, true, 42,
-                                             tools::problem_form(call_form(options), options.H)};
-  test::Problem problem = test::make_problem(options.B, options.H, T, options.K, options.V, problem_options);
+  test::Problem problem = timed_problem(options, T);
   const compiler::KernelSpec spec{options.K, options.V, options.decay, options.readouts};
 
   const RoundSizes planned = planned_sizes(options);

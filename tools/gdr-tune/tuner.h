@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -96,6 +97,19 @@ struct CaseResult {
   // The baselines' medians per round, for the ratios.
   std::map<Route, double> baseline_ns[3];
 };
+
+// The problem a case of T is timed on: inputs as gdr-bench draws them
+// (decay U(0.9, 1), seed 42), in the tuned form (with varlen, T is the
+// sequences' sum).
+test::Problem timed_problem(const TuneOptions& options, int64_t T);
+
+// Times entries[which] interleaved on `problem` with `threads`, `seconds`
+// per candidate, into their figures for `round`. In place, the pool is put
+// back before each call, outside the timing, so that every call starts
+// from the same states. `stop` is asked after each repetition
+// (time_interleaved). Returns the seconds the repetitions took.
+double time_round(std::vector<Entry>& entries, const std::vector<size_t>& which, int round,
+                  test::Problem& problem, int threads, double seconds, const std::function<bool()>& stop);
 
 // The T bucket tuned T sorted_T[i] stands for in the database: from the
 // geometric mean with the next smaller tuned T to the one with the next
