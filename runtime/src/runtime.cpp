@@ -146,26 +146,29 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   bool ran = true;
   for (int64_t b = 0; b < blocks && ran && failure.load() == 0; ++b) {
     const int64_t first = b * block;  // tokens [first, first + block) of every task, or all
-    // Task `task`'s arguments for this block; false if it has no work in it.
-    auto task_args = [&](int64_t task, gdr_kernel_args* a) {
+    // Task `task`'s arguments for this block, and whether the block is the
+    // task's last (the one that writes the state it ends with; the blocks
+    // before write states the next block reads); false if it has no work in it.
+    auto task_args = [&](int64_t task, gdr_kernel_args* a, bool* last) {
       *a = tasks.args(task / parts);
       column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a->v_begin,
                    &a->v_end);
       if (a->v_begin == a->v_end || (first > 0 && first >= a->T)) return false;
+      *last = block == 0 || first + block >= a->T;
       if (block > 0) tasks.narrow_to_tokens(first, std::min(block, a->T - first), a);
       return true;
     };
     ran = pool.parallel_for(count, threads, scratch_floats, [&](int64_t task, int, float* scratch) {
       gdr_kernel_args a;
-      const int64_t tokens = tasks.args(task / parts).T;
-      if (!task_args(task, &a)) return;
-      // Only a task's last block writes the state it ends with: the blocks
-      // before are read again by the next one.
-      if (stream && first + a.T == tokens) {
+      bool last = false;
+      if (!task_args(task, &a, &last)) return;
+      if (stream && last) {
         a.final_state_stores = GDR_STATE_STORES_STREAMING;
         // A worker runs consecutive tasks (ThreadPool::parallel_for).
         gdr_kernel_args next;
-        if (task + 1 < count && task_args(task + 1, &next)) a.next_initial_state = next.initial_state + next.v_begin;
+        bool next_last = false;
+        if (task + 1 < count && task_args(task + 1, &next, &next_last))
+          a.next_initial_state = next.initial_state + next.v_begin;
       }
       if (scratch_floats > 0) {
         a.scratch = scratch;

@@ -1,6 +1,6 @@
 // The crossover search: where auto's route changes between two tuned Ts,
 // the T it changes at, by bisection on a log scale between them, each probe
-// timing the two routes' winners against each other.
+// timing the two routes' winners of both tuned Ts against each other.
 #pragma once
 
 #include <cstdint>
@@ -12,22 +12,22 @@
 
 namespace gdr::tune {
 
-// Both routes' winners timed against each other at T (medians).
+// One probe at T: each route's faster schedule of its winners at the two
+// tuned Ts (a route's winner at a small T, such as decode's wide tile, may
+// lose to its winner at a large one in between), and its median.
 struct CrossoverProbe {
   int64_t T = 0;
+  std::string below_schedule, from_schedule;
   double below_ns = 0, from_ns = 0;
 };
 
 // Between two adjacent tuned Ts, T_below and T_above, on `threads`, where
-// auto takes `below` at T_below and `from` at T_above (each probe runs
-// T_below's `below` winner and T_above's `from` winner): T_from, the
-// smallest T where `from` was measured faster (T_above if no probe saw it
-// faster).
+// auto takes `below` at T_below and `from` at T_above: T_from, the smallest
+// T where `from` was measured faster (T_above if no probe saw it faster).
 struct CrossoverSearch {
   int threads = 1;
   int64_t T_below = 0, T_above = 0;
   Route below = Route::Recurrent, from = Route::Chunked;
-  std::string below_schedule, from_schedule;
   int64_t T_from = 0;
   std::vector<CrossoverProbe> probes;
   bool budget_cut = false;  // the budget stopped it before the resolution

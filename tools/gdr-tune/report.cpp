@@ -175,10 +175,11 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
       continue;
     }
     const CrossoverSearch& s = *x.search;
-    md += ": searched, `" + s.below_schedule + "` against `" + s.from_schedule + "`" +
-          (s.probes.empty() ? std::string(", no T between them") : ":");
+    md += std::string(": searched, each route's faster winner of the two Ts") +
+          (s.probes.empty() ? ", no probe" : ":");
     for (const CrossoverProbe& p : s.probes)
-      md += " T = " + std::to_string(p.T) + " " + duration_text(p.below_ns) + " against " +
+      md += " T = " + std::to_string(p.T) + " " + route_name(s.below) + " `" + p.below_schedule + "` " +
+            duration_text(p.below_ns) + ", " + route_name(s.from) + " `" + p.from_schedule + "` " +
             duration_text(p.from_ns) + (&p == &s.probes.back() ? "" : ";");
     md += s.budget_cut ? " (the budget stopped the search)\n" : "\n";
   }
@@ -272,14 +273,14 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
   for (const CrossoverSearch& s : ctx.searches) {
     j += ",\n  {\"record\": \"crossover\", \"threads\": " + std::to_string(s.threads) + ", \"T_below\": " +
          std::to_string(s.T_below) + ", \"T_above\": " + std::to_string(s.T_above) + ", \"below\": " +
-         json_string(route_name(s.below)) + ", \"below_schedule\": " + json_string(s.below_schedule) +
-         ", \"from\": " + json_string(route_name(s.from)) + ", \"from_schedule\": " +
-         json_string(s.from_schedule) + ", \"T_from\": " + std::to_string(s.T_from) +
+         json_string(route_name(s.below)) + ", \"from\": " + json_string(route_name(s.from)) +
+         ", \"T_from\": " + std::to_string(s.T_from) +
          ", \"budget_cut\": " + (s.budget_cut ? "true" : "false") + ", \"probes\": [";
     for (const CrossoverProbe& p : s.probes)
       j += std::string(&p == &s.probes.front() ? "" : ", ") + "{\"T\": " + std::to_string(p.T) +
-           ", \"below_ns\": " + json_number("%.0f", p.below_ns) + ", \"from_ns\": " +
-           json_number("%.0f", p.from_ns) + "}";
+           ", \"below_schedule\": " + json_string(p.below_schedule) + ", \"below_ns\": " +
+           json_number("%.0f", p.below_ns) + ", \"from_schedule\": " + json_string(p.from_schedule) +
+           ", \"from_ns\": " + json_number("%.0f", p.from_ns) + "}";
     j += "]}";
   }
   return j + "\n]\n";
