@@ -137,8 +137,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   const int64_t blocks = block > 0 ? std::max<int64_t>(1, (tasks.longest_sequence() + block - 1) / block) : 1;
 
   // Each state is read and written once per call.
-  const bool stream = stream_final_states(options.final_state_stores,
-                                          2 * heads * t.K * t.V * int64_t{sizeof(float)}, threads);
+  const int64_t state_bytes = 2 * heads * t.K * t.V * int64_t{sizeof(float)};
   const int64_t count = heads * parts;
   std::atomic<int32_t> failure{0};
   std::mutex message_mutex;
@@ -162,7 +161,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
       gdr_kernel_args a;
       bool last = false;
       if (!task_args(task, &a, &last)) return;
-      if (stream && last) {
+      if (last && stream_final_state(options.final_state_stores, state_bytes, threads,
+                                     a.final_state == a.initial_state)) {
         a.final_state_stores = GDR_STATE_STORES_STREAMING;
         // A worker runs consecutive tasks (ThreadPool::parallel_for).
         gdr_kernel_args next;

@@ -118,6 +118,23 @@ TEST(Execute, CachedAndSmallAutomaticCallsDoNotStream) {
   }
 }
 
+TEST(Execute, BigAutomaticCallsStreamExceptOverTheirInitialStates) {
+  // 128 heads of 128 x 128: 16 MiB of states read and written, beyond any
+  // one core's L2; in place each task writes over the state it just read.
+  for (bool in_place : {false, true}) {
+    test::ProblemOptions po;
+    po.form.in_place = in_place;
+    test::Problem p = test::make_problem(1, 128, 1, 128, 128, po);
+    g_asked.clear();
+    Options o;
+    o.threads = 1;
+    ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+    ASSERT_EQ(g_asked.size(), 128u);
+    for (const auto& [start, asked] : g_asked)
+      EXPECT_EQ(asked.stores, in_place ? GDR_STATE_STORES_CACHED : GDR_STATE_STORES_STREAMING) << in_place;
+  }
+}
+
 TEST(Execute, OnlyTheLastTokenBlockStreams) {
   // Token-major on a token-stepping kernel: blocks of 64 tokens; the blocks
   // before the last write a state the next block reads.
