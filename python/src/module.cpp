@@ -46,13 +46,15 @@ gdr::Layout parse_layout(const std::string& text) {
   raise_value_error("layout: expected 'bhtd' or 'bthd', got '" + text + "'");
 }
 
-gdr::Options parse_options(const std::string& route, int threads) {
+gdr::Options parse_options(const std::string& route, int threads, const std::string& state_stores = "auto") {
   gdr::Options options;
   if (!gdr::parse_route(route, &options.route))
     raise_value_error("route: unknown route '" + route +
                       "' (auto, recurrent, chunked, chunked-autoschedule, reference)");
   if (threads < 0) raise_value_error("threads: must be >= 0 (0: the runtime decides), got " + std::to_string(threads));
   options.threads = threads;
+  if (!gdr::parse_state_stores(state_stores, &options.final_state_stores))
+    raise_value_error("state_stores: expected 'auto', 'cached' or 'streaming', got '" + state_stores + "'");
   return options;
 }
 
@@ -171,10 +173,10 @@ NumpyCall numpy_call(const py::object& query, const py::object& key, const py::o
                      const py::object& out, const py::object& final_state, const std::string& route, int threads,
                      const std::string& layout, const py::object& cu_seqlens,
                      const py::object& initial_state_indices, const py::object& final_state_indices,
-                     bool in_place) {
+                     bool in_place, const std::string& state_stores = "auto") {
   NumpyCall n;
   Call& c = n.call;
-  c.options = parse_options(route, threads);
+  c.options = parse_options(route, threads, state_stores);
   c.layout = parse_layout(layout);
   c.in_place = in_place;
   c.query = float_operand("query", query, false);
@@ -199,9 +201,9 @@ py::tuple gated_delta_rule(const py::object& query, const py::object& key, const
                            const py::object& out, const py::object& final_state, const std::string& route,
                            int threads, const std::string& layout, const py::object& cu_seqlens,
                            const py::object& initial_state_indices, const py::object& final_state_indices,
-                           bool in_place) {
+                           bool in_place, const std::string& state_stores) {
   NumpyCall n = numpy_call(query, key, value, decay, beta, initial_state, out, final_state, route, threads, layout,
-                           cu_seqlens, initial_state_indices, final_state_indices, in_place);
+                           cu_seqlens, initial_state_indices, final_state_indices, in_place, state_stores);
   Call& c = n.call;
   gdr::ShapedCall shaped = shape(c);
   // Outputs the caller did not give: out is written whole; a pool that
