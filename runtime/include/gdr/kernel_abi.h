@@ -30,7 +30,8 @@ enum gdr_decay_kind { GDR_DECAY_CHANNEL = 0, GDR_DECAY_SCALAR = 1 };
  * soon), or streaming (non-temporal stores, which do not read each line
  * before writing it, for a state that does not stay in cache until its next
  * use). A request: a kernel may always cache (hand-written ones do; a
- * generated one streams only whole vectors at aligned addresses). */
+ * generated one streams only rows that start a 64-byte line, in tiles of
+ * whole lines, and fences before it returns). */
 enum gdr_state_stores { GDR_STATE_STORES_CACHED = 0, GDR_STATE_STORES_STREAMING = 1 };
 
 /* Row t (token t of the task's sequence) of a tensor starts at
@@ -56,7 +57,8 @@ typedef struct gdr_kernel_args {
   int64_t final_state_stores; /* gdr_state_stores */
   /* The initial state the worker's next task reads (at its first column,
    * rows V apart), or null: with streaming stores a kernel prefetches it
-   * while it writes this final state, which leaves the memory bus idle. */
+   * while it writes this final state, so that the memory bus reads while
+   * the kernel writes. */
   const float* next_initial_state;
 } gdr_kernel_args;
 
