@@ -50,10 +50,10 @@ bool stream_final_state(StateStores requested, int64_t state_bytes, int threads,
   // write. Measured on the dev VM (Xeon, 2 MiB L2 per core, 105 MiB shared
   // L3), gdr-bench --impl recurrent+cached,recurrent+streaming --T 0,1
   // --threads 1,2 --H 16,32 over K = V = 64, 128, 256 and B = 1, 16, T = 1,
-  // streaming / cached: 0.59-0.70x for every call over 8 MiB read and
-  // written (also on 2 threads); 0.78x (1 thread) and 0.98x (2) at 4 MiB;
-  // 0.99x (1 thread) and 1.16x (2) at B = 1, H = 32, K = V = 128 (4 MiB);
-  // 1.22-2.04x at 2 MiB and less. So: stream above the threads' L2.
+  // streaming / cached: 0.60-0.70x for every call over 8 MiB read and
+  // written, on 1 and 2 threads; at 8 MiB 0.59-0.66x (K = 256) and 0.78x /
+  // 0.98x (K = 64, 1 / 2 threads); at 4 MiB 0.99x / 1.16x; at 2 MiB and
+  // less 1.22-2.04x. So: stream above the threads' L2 (2 MiB a core here).
   return state_bytes > threads * l2_bytes();
 }
 
