@@ -349,13 +349,14 @@ Candidate spinning(Route route, const std::string& schedule, double fixed_us, do
 
 // At T = 1 recurrent's winner costs 40 µs a token (a decode tile), at
 // T = 512 another recurrent schedule wins, 100 µs + 8 µs a token; chunked
-// costs 240 µs + 2 µs a token. Recurrent is the faster route up to T = 23
-// (with the better of its two winners; with the decode tile alone, up to
-// T = 6). Tuned at T = 1 and 512, auto changes route between them; the
-// search bisects on a log scale to within 1.25x and the database buckets
-// meet there, not at the geometric mean (23 by chance here: 1 and 512 give
-// floor(sqrt(512)) + 1); the report, the plot and the JSON say it. Where
-// auto does not change, no search runs.
+// costs 240 µs + 2 µs a token. Tuned at T = 1 and 512, auto changes route
+// between them. Below the crossover the database runs T = 1's records
+// (the decode tile), from it T = 512's (chunked): the probes time those
+// two, which cross at T = 240 / 38, so the buckets meet at 7, not at the
+// geometric mean, 23 (nor at 24, where the other recurrent schedule would
+// lose: no bucket runs it there). The report, the plot and the JSON say
+// it. Where auto does not change, no search runs; a search the budget
+// stops falls back to the geometric mean.
 TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
   TuneOptions o = tiny_recurrent_options();
   o.routes = {Route::Recurrent, Route::Chunked};
@@ -380,15 +381,15 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
   EXPECT_EQ(x.from, Route::Chunked);
   ASSERT_GE(x.probes.size(), 4u);
   EXPECT_LE(x.probes.size(), 6u);
-  // Within the resolution of 24 and a spinning call's noise.
-  EXPECT_GE(x.T_from, 20) << x.T_from;
-  EXPECT_LE(x.T_from, 30) << x.T_from;
+  // 7, within the resolution and a spinning call's noise.
+  EXPECT_GE(x.T_from, 6) << x.T_from;
+  EXPECT_LE(x.T_from, 8) << x.T_from;
   for (const CrossoverProbe& p : x.probes) {
     EXPECT_GT(p.T, 1);
     EXPECT_LT(p.T, 512);
-    // From T = 13 the large T's recurrent schedule is the faster.
-    EXPECT_EQ(p.below_schedule, p.T >= 13 ? "w4-vt4-u1-p2" : "w4-vt8-u1-p2") << p.T;
+    EXPECT_EQ(p.below_schedule, "w4-vt8-u1-p2");
     EXPECT_EQ(p.from_schedule, "c16-w4");
+    EXPECT_NEAR(p.below_ns, 40e3 * p.T, 30e3) << p.T;
     EXPECT_NEAR(p.from_ns, 1e3 * (240 + 2 * p.T), 30e3) << p.T;
   }
   EXPECT_EQ(searched_bucket(Ts, 0, 1, searches), std::make_pair(int64_t{0}, x.T_from - 1));
@@ -404,9 +405,8 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
   const std::string md = report_markdown(ctx, cases);
   EXPECT_NE(md.find("crossover, 1 thread: recurrent up to T = " + std::to_string(x.T_from - 1) +
                     ", chunked from T = " + from + " (between the tuned T = 1 and 512; marked in the plot): "
-                    "searched, each route's faster winner of the two Ts: T = " + std::to_string(p0.T) +
-                    " recurrent `" + p0.below_schedule + "` " + duration_text(p0.below_ns) + ", chunked `c16-w4` " +
-                    duration_text(p0.from_ns) + ";"),
+                    "searched, what each bucket runs: T = " + std::to_string(p0.T) + " recurrent `w4-vt8-u1-p2` " +
+                    duration_text(p0.below_ns) + ", chunked `c16-w4` " + duration_text(p0.from_ns) + ";"),
             std::string::npos) << md;
   EXPECT_NE(report_plots(ctx, cases)[0].svg.find("chunked from T = " + from + " (1 thread)"), std::string::npos);
   const std::string json = report_json(ctx, cases);
@@ -420,13 +420,14 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
   std::vector<CaseResult> flat = cases;
   flat[1].entries[1].median_ns[1] = 1e9;
   EXPECT_TRUE(search_crossovers(o, Ts, flat, nullptr).empty());
-  // A spent budget: no probe, the crossover stays at the larger tuned T.
+  // A spent budget: no probe, the geometric mean as without a search.
   Pace pace(1e-9, o.seconds_per_candidate, Pace::Clock::now());
   const std::vector<CrossoverSearch> cut = search_crossovers(o, Ts, cases, &pace);
   ASSERT_EQ(cut.size(), 1u);
   EXPECT_TRUE(cut[0].probes.empty());
   EXPECT_TRUE(cut[0].budget_cut);
-  EXPECT_EQ(cut[0].T_from, 512);
+  EXPECT_EQ(cut[0].T_from, 23);
+  EXPECT_EQ(searched_bucket(Ts, 1, 1, cut), bucket(Ts, 1));
 }
 
 // Parses each file as XML (python3 is a build dependency); "" if all parse.

@@ -24,33 +24,18 @@ size_t planned_probes(int64_t below_T, int64_t above_T) {
   return n;
 }
 
-// The winners of both routes at both tuned Ts, each schedule once.
-std::vector<Entry> probe_entries(const CaseResult& below, const CaseResult& above) {
-  std::vector<Entry> out;
-  for (const CaseResult* c : {&below, &above})
-    for (const auto& [route, i] : c->winners) {
-      const Entry& e = c->entries[i];
-      const bool seen = std::any_of(out.begin(), out.end(),
-                                    [&](const Entry& o) { return o.candidate.name() == e.candidate.name(); });
-      if (!seen) out.push_back(e);
-    }
-  return out;
-}
-
-void search(const TuneOptions& options, CrossoverSearch* s, std::vector<Entry> entries, Pace* pace) {
-  std::vector<size_t> all(entries.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  // The fastest of `route`'s entries in the last probe (index into entries).
-  auto fastest = [&](Route route) {
-    size_t best = entries.size();
-    for (size_t i = 0; i < entries.size(); ++i)
-      if (entries[i].candidate.route == route && entries[i].timing_error.empty() &&
-          (best == entries.size() || entries[i].median_ns[1] < entries[best].median_ns[1]))
-        best = i;
-    return best;
-  };
+// Bisects between s's tuned Ts with `below` (T_below's winner of s->below:
+// what the database runs below the crossover) against `from` (T_above's
+// winner of s->from: what it runs from there).
+void search(const TuneOptions& options, CrossoverSearch* s, const Entry& below, const Entry& from, Pace* pace) {
+  std::vector<Entry> pair = {below, from};
   int64_t lo = s->T_below, hi = s->T_above;  // below is faster at lo, from at hi
-  while (hi > lo + 1 && double(hi) / std::max<int64_t>(1, lo) > kCrossoverResolution) {
+  bool done = false;                         // the ends within the resolution
+  for (;;) {
+    if (hi <= lo + 1 || double(hi) / std::max<int64_t>(1, lo) <= kCrossoverResolution) {
+      done = true;
+      break;
+    }
     if (pace && pace->spent()) {
       s->budget_cut = true;
       break;
@@ -59,23 +44,23 @@ void search(const TuneOptions& options, CrossoverSearch* s, std::vector<Entry> e
                                           lo + 1, hi - 1);
     double seconds = options.seconds_per_candidate;
     if (pace) {
-      seconds = pace->seconds_for_round(entries.size());
-      pace->begin("crossover, threads = " + std::to_string(s->threads) + ": probing T = " + std::to_string(T),
-                  entries.size());
+      seconds = pace->seconds_for_round(2);
+      pace->begin("crossover, threads = " + std::to_string(s->threads) + ": probing T = " + std::to_string(T), 2);
     }
     test::Problem problem = timed_problem(options, T);
-    const double timed = time_round(entries, all, 1, problem, s->threads, seconds, nullptr);
-    if (pace) pace->finish_round(entries.size(), timed);
-    const size_t b = fastest(s->below), f = fastest(s->from);
-    if (b == entries.size() || f == entries.size()) break;  // a call failed
-    s->probes.push_back({T, entries[b].candidate.schedule, entries[f].candidate.schedule,
-                         entries[b].median_ns[1], entries[f].median_ns[1]});
-    if (entries[f].median_ns[1] < entries[b].median_ns[1])
+    const double timed = time_round(pair, {0, 1}, 1, problem, s->threads, seconds, nullptr);
+    if (pace) pace->finish_round(2, timed);
+    if (!pair[0].timing_error.empty() || !pair[1].timing_error.empty()) break;
+    s->probes.push_back({T, pair[0].candidate.schedule, pair[1].candidate.schedule, pair[0].median_ns[1],
+                         pair[1].median_ns[1]});
+    if (pair[1].median_ns[1] < pair[0].median_ns[1])
       hi = T;
     else
       lo = T;
   }
-  s->T_from = hi;
+  // Cut short (the budget, a failed call): the crossover is somewhere in
+  // (lo, hi]; as between two tuned Ts, take their geometric mean.
+  s->T_from = done ? hi : bucket({lo, hi}, 1).first;
 }
 
 }  // namespace
@@ -106,11 +91,12 @@ std::vector<CrossoverSearch> search_crossovers(const TuneOptions& options, const
       flips.push_back(f);
     }
   if (pace)
-    for (const Flip& f : flips)
-      pace->plan_more(probe_entries(*f.below, *f.above).size() * planned_probes(f.below->T, f.above->T));
+    for (const Flip& f : flips) pace->plan_more(2 * planned_probes(f.below->T, f.above->T));
   std::vector<CrossoverSearch> out;
   for (Flip& f : flips) {
-    search(options, &f.search, probe_entries(*f.below, *f.above), pace);
+    const Entry& below = f.below->entries[f.below->winners.at(f.search.below)];
+    const Entry& from = f.above->entries[f.above->winners.at(f.search.from)];
+    search(options, &f.search, below, from, pace);
     out.push_back(f.search);
   }
   return out;

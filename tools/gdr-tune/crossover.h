@@ -1,6 +1,6 @@
 // The crossover search: where auto's route changes between two tuned Ts,
 // the T it changes at, by bisection on a log scale between them, each probe
-// timing the two routes' winners of both tuned Ts against each other.
+// timing what the database would run on either side against each other.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +12,7 @@
 
 namespace gdr::tune {
 
-// One probe at T: each route's faster schedule of its winners at the two
-// tuned Ts (a route's winner at a small T, such as decode's wide tile, may
-// lose to its winner at a large one in between), and its median.
+// One probe at T: the two schedules timed and their medians.
 struct CrossoverProbe {
   int64_t T = 0;
   std::string below_schedule, from_schedule;
@@ -22,8 +20,13 @@ struct CrossoverProbe {
 };
 
 // Between two adjacent tuned Ts, T_below and T_above, on `threads`, where
-// auto takes `below` at T_below and `from` at T_above: T_from, the smallest
-// T where `from` was measured faster (T_above if no probe saw it faster).
+// auto takes `below` at T_below and `from` at T_above. The database's
+// bucket of T_below ends before the crossover and runs T_below's `below`
+// winner there, T_above's runs T_above's `from` winner from it; so each
+// probe times those two. T_from: the smallest T where `from` was measured
+// faster, once the ends are within the resolution; a search cut short takes
+// the geometric mean of the ends it reached (none: of the tuned Ts, as an
+// unsearched boundary).
 struct CrossoverSearch {
   int threads = 1;
   int64_t T_below = 0, T_above = 0;

@@ -175,8 +175,7 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
       continue;
     }
     const CrossoverSearch& s = *x.search;
-    md += std::string(": searched, each route's faster winner of the two Ts") +
-          (s.probes.empty() ? ", no probe" : ":");
+    md += std::string(": searched, what each bucket runs") + (s.probes.empty() ? ", no probe" : ":");
     for (const CrossoverProbe& p : s.probes)
       md += " T = " + std::to_string(p.T) + " " + route_name(s.below) + " `" + p.below_schedule + "` " +
             duration_text(p.below_ns) + ", " + route_name(s.from) + " `" + p.from_schedule + "` " +
