@@ -1,6 +1,7 @@
 #include "gdr/runtime.h"
 
 #include "call_tasks.h"
+#include "name_table.h"
 #include "state_stores.h"
 
 #include <algorithm>
@@ -42,20 +43,9 @@ void column_range(int64_t V, int64_t align, int64_t parts, int64_t part, int64_t
 
 }  // namespace
 
-const char* route_name(Route route) {
-  for (const auto& [r, name] : kRouteNames)
-    if (r == route) return name;
-  return "unknown";
-}
+const char* route_name(Route route) { return name_in(kRouteNames, route); }
 
-bool parse_route(const std::string& name, Route* route) {
-  for (const auto& [r, n] : kRouteNames)
-    if (name == n) {
-      *route = r;
-      return true;
-    }
-  return false;
-}
+bool parse_route(const std::string& name, Route* route) { return parse_in(kRouteNames, name, route); }
 
 void set_route_runner(Route route, RouteRunner runner) {
   std::lock_guard<std::mutex> lock(runners_mutex());
@@ -148,12 +138,12 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
     // Task `task`'s arguments for this block, and whether the block is the
     // task's last (the one that writes the state it ends with; the blocks
     // before write states the next block reads); false if it has no work in it.
-    auto task_args = [&](int64_t task, gdr_kernel_args* a, bool* last) {
+    auto task_args = [&](int64_t task, gdr_kernel_args* a, bool* last = nullptr) {
       *a = tasks.args(task / parts);
       column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a->v_begin,
                    &a->v_end);
       if (a->v_begin == a->v_end || (first > 0 && first >= a->T)) return false;
-      *last = block == 0 || first + block >= a->T;
+      if (last) *last = block == 0 || first + block >= a->T;
       if (block > 0) tasks.narrow_to_tokens(first, std::min(block, a->T - first), a);
       return true;
     };
@@ -166,8 +156,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
         a.final_state_stores = GDR_STATE_STORES_STREAMING;
         // A worker runs consecutive tasks (ThreadPool::parallel_for).
         gdr_kernel_args next;
-        bool next_last = false;
-        if (task + 1 < count && task_args(task + 1, &next, &next_last))
+        if (task + 1 < count && task_args(task + 1, &next))
           a.next_initial_state = next.initial_state + next.v_begin;
       }
       if (scratch_floats > 0) {

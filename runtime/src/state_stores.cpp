@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "name_table.h"
+
 namespace gdr {
 namespace {
 
@@ -22,20 +24,9 @@ int64_t l2_bytes() {
 
 }  // namespace
 
-const char* state_stores_name(StateStores stores) {
-  for (const auto& [s, name] : kNames)
-    if (s == stores) return name;
-  return "unknown";
-}
+const char* state_stores_name(StateStores stores) { return name_in(kNames, stores); }
 
-bool parse_state_stores(const std::string& name, StateStores* stores) {
-  for (const auto& [s, n] : kNames)
-    if (name == n) {
-      *stores = s;
-      return true;
-    }
-  return false;
-}
+bool parse_state_stores(const std::string& name, StateStores* stores) { return parse_in(kNames, name, stores); }
 
 bool stream_final_state(StateStores requested, int64_t state_bytes, int threads, bool over_initial) {
   if (requested != StateStores::Automatic) return requested == StateStores::Streaming;
