@@ -235,6 +235,31 @@ TEST(GdrBenchTest, ShapesRunInOneTable) {
       << read_file(dir.path("b.json"));
 }
 
+// --shapes sets the form per shape: one run holds head-major and
+// token-major, channel and scalar decay, a varlen call in place; each record
+// carries its shape's form, the rest comes from the flags (--Hk 1), and each
+// case's implementations agree (no WARNING: recurrent is checked against the
+// reference on every form).
+TEST(GdrBenchTest, ShapesSetTheFormPerShape) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference,recurrent --H 2 --Hk 1 --K 16 --V 16 --T 6 --shapes "
+                       "'layout=bhtd;layout=bthd,decay=scalar;seqlens=3/0/5,in_place=1' --threads 1 "
+                       "--seconds 0.01 --json " + dir.path("b.json"), &out, &err),
+            0) << err;
+  EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
+  EXPECT_NE(out.find("  shape 2 (form: Hk=1 Hq=H decay=scalar layout=bthd seqlens=- in_place=0)"),
+            std::string::npos) << out;
+  const std::string check =
+      "import json, sys\n"
+      "r = json.load(open(sys.argv[1]))[1:]\n"
+      "got = [(x['impl'], x['T'], x['Hk'], x['decay'], x['layout'], x['seqlens'], x['in_place']) for x in r]\n"
+      "want = [(i,) + s for s in ((6, 1, 'channel', 'bhtd', [], False), (6, 1, 'scalar', 'bthd', [], False),\n"
+      "                           (8, 1, 'channel', 'bhtd', [3, 0, 5], True)) for i in ('reference', 'recurrent')]\n"
+      "assert got == want, got\n";
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0) << read_file(dir.path("b.json"));
+}
+
 // A bad --shapes is one line naming it and the bad part, before any
 // measuring (no machine peak printed), and no JSON.
 TEST(GdrBenchTest, BadShapesAreOneLine) {
@@ -242,8 +267,18 @@ TEST(GdrBenchTest, BadShapesAreOneLine) {
   const std::pair<const char*, const char*> cases[] = {
       {"K=abc", "gdr-bench: --shapes: shape 'K=abc': K: expected an integer in [1, 1048576], got 'abc'\n"},
       {"K=16;V=0", "gdr-bench: --shapes: shape 'V=0': V: expected an integer in [1, 1048576], got '0'\n"},
-      {"K=16,Q=2", "gdr-bench: --shapes: shape 'K=16,Q=2': unknown key 'Q' (keys B, H, K, V, T, Hk, Hq)\n"},
-      {"K=16;H", "gdr-bench: --shapes: shape 'H': expected KEY=VALUE (keys B, H, K, V, T, Hk, Hq), got 'H'\n"},
+      {"K=16,Q=2", "gdr-bench: --shapes: shape 'K=16,Q=2': unknown key 'Q' (keys B, H, K, V, T, Hk, Hq, decay, "
+                   "layout, in_place, seqlens)\n"},
+      {"K=16;H", "gdr-bench: --shapes: shape 'H': expected KEY=VALUE (keys B, H, K, V, T, Hk, Hq, decay, layout, "
+                 "in_place, seqlens), got 'H'\n"},
+      {"layout=thbd", "gdr-bench: --shapes: shape 'layout=thbd': layout: expected bhtd or bthd, got 'thbd'\n"},
+      {"decay=vector", "gdr-bench: --shapes: shape 'decay=vector': decay: expected scalar or channel, got 'vector'\n"},
+      {"in_place=2", "gdr-bench: --shapes: shape 'in_place=2': in_place: expected 0 or 1, got '2'\n"},
+      {"seqlens=3/x", "gdr-bench: --shapes: shape 'seqlens=3/x': seqlens: expected lengths in [0, 1048576] "
+                      "separated by '/', got '3/x'\n"},
+      {"seqlens=3/4,T=7", "gdr-bench: --shapes: shape 'seqlens=3/4,T=7': T: with seqlens T is their sum\n"},
+      {"seqlens=3/4,B=2", "gdr-bench: --shapes: shape 'seqlens=3/4,B=2': --seqlens: a variable-length batch has "
+                          "B = 1, got --B 2\n"},
       {"K=1,K=2", "gdr-bench: --shapes: shape 'K=1,K=2': K given twice\n"},
       {"H=6,Hk=4", "gdr-bench: --shapes: shape 'H=6,Hk=4': --Hk 4 does not divide --H 6\n"},
       {";", "gdr-bench: --shapes: expected shapes such as 'K=256,V=256,H=16;K=64,V=64,H=32'\n"},

@@ -10,6 +10,20 @@ int64_t Form::T(int64_t T_flag) const {
   return seqlens.empty() ? T_flag : std::accumulate(seqlens.begin(), seqlens.end(), int64_t{0});
 }
 
+Status parse_decay(const std::string& name, const std::string& text, DecayKind* decay) {
+  if (text == "scalar") *decay = DecayKind::Scalar;
+  else if (text == "channel") *decay = DecayKind::Channel;
+  else return Status::error(name + ": expected scalar or channel, got '" + text + "'");
+  return Status::ok();
+}
+
+Status parse_layout(const std::string& name, const std::string& text, Layout* layout) {
+  if (text == "bthd") *layout = Layout::TokenMajor;
+  else if (text == "bhtd") *layout = Layout::HeadMajor;
+  else return Status::error(name + ": expected bhtd or bthd, got '" + text + "'");
+  return Status::ok();
+}
+
 Status parse_form(const Flags& flags, Form* form) {
   constexpr int64_t kMaxSize = int64_t(1) << 20;
   int64_t in_place = 0;
@@ -19,18 +33,10 @@ Status parse_form(const Flags& flags, Form* form) {
                    flags.integer("--in-place", 0, 1, &in_place)})
     if (!s) return s;
   form->in_place = in_place == 1;
-  if (flags.has("--decay")) {
-    const std::string d = flags.get("--decay");
-    if (d == "scalar") form->decay = DecayKind::Scalar;
-    else if (d == "channel") form->decay = DecayKind::Channel;
-    else return Status::error("--decay: expected scalar or channel, got '" + d + "'");
-  }
-  if (flags.has("--layout")) {
-    const std::string l = flags.get("--layout");
-    if (l == "bthd") form->layout = Layout::TokenMajor;
-    else if (l == "bhtd") form->layout = Layout::HeadMajor;
-    else return Status::error("--layout: expected bhtd or bthd, got '" + l + "'");
-  }
+  if (flags.has("--decay"))
+    if (Status s = parse_decay("--decay", flags.get("--decay"), &form->decay); !s) return s;
+  if (flags.has("--layout"))
+    if (Status s = parse_layout("--layout", flags.get("--layout"), &form->layout); !s) return s;
   if (flags.has("--seqlens") && flags.has("--T"))
     return Status::error("--seqlens: T is their sum; give --seqlens or --T, not both");
   return Status::ok();

@@ -34,6 +34,11 @@ struct Form {
 // The flags Form reads, for Flags::parse's known set.
 extern const std::set<std::string> kFormFlags;
 
+// Reads a decay kind (scalar|channel) or a layout (bhtd|bthd); an error
+// names `name` (the flag, or the key of a gdr-bench shape).
+Status parse_decay(const std::string& name, const std::string& text, DecayKind* decay);
+Status parse_layout(const std::string& name, const std::string& text, Layout* layout);
+
 // Reads the form flags; an error names the flag.
 Status parse_form(const Flags& flags, Form* form);
 

@@ -4,7 +4,8 @@
 // for every implementation, plus 2 K V per further readout: op_flops), the
 // fraction of the measured FMA peak, and the speed-up over each baseline;
 // --json writes the records. The call's form (--Hk, --Hq, --decay, --layout,
-// --seqlens, --in-place) is the same for every case and every implementation.
+// --seqlens, --in-place) is the same for every case and every implementation,
+// unless --shapes sets it per shape.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -65,7 +66,8 @@ const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
     "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
     "                 [--shapes 'K=256,V=256,H=16;K=64,V=64,H=32': every shape in one run and one\n"
-    "                  table; each sets some of B, H, K, V, T, Hk, Hq, the other flags the rest]\n"
+    "                  table; each sets some of B, H, K, V, T, Hk, Hq, decay, layout, in_place and\n"
+    "                  seqlens=300/17/1, the other flags the rest: 'layout=bhtd;layout=bthd']\n"
     "                 [--Hk N: key heads (GVA)] [--Hq N: query heads (grouped readout if > H)]\n"
     "                 [--decay channel|scalar] [--layout bhtd|bthd]\n"
     "                 [--seqlens 300,17,1: one varlen call, B = 1, T their sum, a state each]\n"
@@ -311,6 +313,9 @@ int main(int argc, char** argv) {
               planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
                          gdr::tools::explain_route(routes[i], in.tensors(), threads);
           if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
+          if (config.shapes.size() > 1)
+            std::printf("  shape %zu (form: %s)\n", size_t(&shape - config.shapes.data()) + 1,
+                        gdr::tools::form_text(shape.form).c_str());
           std::printf("  peak: FMA %.1f GFLOP/s on %d thread%s, interleaved with the case (%%peak's)\n",
                       case_peak, threads, threads == 1 ? "" : "s");
           // Decode against its floor: the same call at T = 0, and the state

@@ -8,7 +8,32 @@ namespace gdr::bench {
 
 namespace {
 
-const std::set<std::string> kKeys = {"B", "H", "K", "V", "T", "Hk", "Hq"};
+const std::set<std::string> kSizeKeys = {"B", "H", "K", "V", "T", "Hk", "Hq"};
+const std::set<std::string> kFormKeys = {"decay", "layout", "in_place", "seqlens"};
+const char* const kKeyList = "keys B, H, K, V, T, Hk, Hq, decay, layout, in_place, seqlens";
+
+// A form key's value: decay and layout as their flags, in_place 0 or 1,
+// seqlens lengths separated by '/' (the shape's items are separated by ',').
+Status parse_form_key(const std::string& key, const std::string& value, tools::Form* form) {
+  constexpr int64_t kMaxSize = int64_t(1) << 20;
+  if (key == "decay") return tools::parse_decay(key, value, &form->decay);
+  if (key == "layout") return tools::parse_layout(key, value, &form->layout);
+  if (key == "in_place") {
+    if (value != "0" && value != "1") return Status::error("in_place: expected 0 or 1, got '" + value + "'");
+    form->in_place = value == "1";
+    return Status::ok();
+  }
+  form->seqlens.clear();  // seqlens
+  for (const std::string& length : tools::split_list(value, '/')) {
+    int64_t n = 0;
+    if (!tools::parse_integer(length, &n) || n < 0 || n > kMaxSize)
+      return Status::error("seqlens: expected lengths in [0, " + std::to_string(kMaxSize) +
+                           "] separated by '/', got '" + value + "'");
+    form->seqlens.push_back(n);
+  }
+  if (form->seqlens.empty()) return Status::error("seqlens: expected lengths separated by '/', got ''");
+  return Status::ok();
+}
 
 Status parse_shape(const std::string& text, Shape* shape) {
   constexpr int64_t kMaxSize = int64_t(1) << 20;
@@ -18,9 +43,14 @@ Status parse_shape(const std::string& text, Shape* shape) {
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq);
     if (eq == std::string::npos || key.empty())
-      return bad("expected KEY=VALUE (keys B, H, K, V, T, Hk, Hq), got '" + item + "'");
-    if (!kKeys.count(key)) return bad("unknown key '" + key + "' (keys B, H, K, V, T, Hk, Hq)");
+      return bad("expected KEY=VALUE (" + std::string(kKeyList) + "), got '" + item + "'");
+    if (!kSizeKeys.count(key) && !kFormKeys.count(key))
+      return bad("unknown key '" + key + "' (" + kKeyList + ")");
     if (!seen.insert(key).second) return bad(key + " given twice");
+    if (kFormKeys.count(key)) {
+      if (Status s = parse_form_key(key, item.substr(eq + 1), &shape->form); !s) return bad(s.message());
+      continue;
+    }
     int64_t value = 0;
     const int64_t min = key == "T" ? 0 : 1;
     if (!tools::parse_integer(item.substr(eq + 1), &value) || value < min || value > kMaxSize)
@@ -35,7 +65,8 @@ Status parse_shape(const std::string& text, Shape* shape) {
     else shape->form.query_heads = value;  // Hq
   }
   if (seen.empty()) return bad("empty");
-  if (seen.count("T") && !shape->form.seqlens.empty()) return bad("T: with --seqlens T is their sum");
+  if (seen.count("T") && !shape->form.seqlens.empty()) return bad("T: with seqlens T is their sum");
+  if (!shape->form.seqlens.empty()) shape->T = {shape->form.T(0)};
   if (Status s = tools::check_form(shape->form, shape->H, shape->B); !s) return bad(s.message());
   return Status::ok();
 }
