@@ -196,6 +196,20 @@ NumpyCall numpy_call(const py::object& query, const py::object& key, const py::o
   return n;
 }
 
+// A new C-contiguous float array whose data starts a 64-byte cache line,
+// viewing a slightly larger NumPy array (its base): final states stream
+// only from rows that start lines (docs/recurrent-route.md), where NumPy's
+// allocator gives 16 bytes.
+py::array_t<float> line_aligned_array(const gdr::Shape& shape) {
+  constexpr int64_t kLineFloats = 16;
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  py::array_t<float> buffer(n + kLineFloats - 1);
+  const auto address = reinterpret_cast<uintptr_t>(buffer.data());
+  const int64_t offset = static_cast<int64_t>((64 - address % 64) % 64 / sizeof(float));
+  return py::array_t<float>(shape, buffer.mutable_data() + offset, buffer);
+}
+
 py::tuple gated_delta_rule(const py::object& query, const py::object& key, const py::object& value,
                            const py::object& decay, const py::object& beta, const py::object& initial_state,
                            const py::object& out, const py::object& final_state, const std::string& route,
@@ -209,11 +223,11 @@ py::tuple gated_delta_rule(const py::object& query, const py::object& key, const
   // Outputs the caller did not give: out is written whole; a pool that
   // final_state_indices writes only some rows of starts as zeros.
   if (!c.out) {
-    n.out = py::array_t<float>(shaped.out);
+    n.out = line_aligned_array(shaped.out);
     c.out = float_operand("out", n.out, true);
   }
   if (!c.final_state) {
-    py::array_t<float> pool(shaped.final_state);
+    py::array_t<float> pool = line_aligned_array(shaped.final_state);
     if (c.final_state_indices) std::fill_n(pool.mutable_data(), pool.size(), 0.f);
     n.final_state = pool;
     c.final_state = float_operand("final_state", n.final_state, true);

@@ -87,6 +87,26 @@ def test_streamed_final_states_equal_cached_ones_bit_for_bit(rng):
         np.testing.assert_array_equal(results[stores][1], results["cached"][1])
 
 
+def test_allocated_outputs_start_a_cache_line(rng):
+    # So that gdr's own final states can stream (rows that start lines);
+    # NumPy alone gives 16 bytes. Small and large (mmap'd) arrays, and a
+    # pool written only at some rows, which starts as zeros.
+    for B, H in ((1, 1), (2, 3), (4, 64)):
+        arrays = make_inputs(rng, B=B, H=H, T=3)
+        out, final = gdr.gated_delta_rule(**arrays)
+        for a, shape in ((out, (B, H, 3, 16)), (final, (B, H, 16, 16))):
+            assert a.shape == shape and a.dtype == np.float32
+            assert a.flags.c_contiguous and a.flags.writeable
+            assert a.ctypes.data % 64 == 0, (B, H, a.ctypes.data % 64)
+        _, again = gdr.gated_delta_rule(**arrays, state_stores="cached")
+        np.testing.assert_array_equal(final, again)
+    arrays = make_inputs(rng, B=2, H=3, T=3)
+    _, final = gdr.gated_delta_rule(**arrays)
+    _, pool = gdr.gated_delta_rule(**arrays, final_state_indices=np.array([1, 0], dtype=np.int64))
+    assert pool.ctypes.data % 64 == 0
+    np.testing.assert_array_equal(pool, final[::-1])
+
+
 def test_splitting_a_sequence_across_calls_equals_one_call(rng):
     arrays = make_inputs(rng, B=1, H=2, T=12)
     whole_out, whole_state = gdr.gated_delta_rule(**arrays)
