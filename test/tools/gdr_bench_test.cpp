@@ -260,6 +260,32 @@ TEST(GdrBenchTest, ShapesSetTheFormPerShape) {
   EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0) << read_file(dir.path("b.json"));
 }
 
+// --interleave-cases 1 times every case of a thread count in one loop: the
+// same records as case by case (each with its own form), each case's
+// implementations still agree, and the peak line says it was interleaved
+// with the cases. Any other value is a usage error, before any measuring.
+TEST(GdrBenchTest, InterleavedCasesGiveTheSameRecords) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference,recurrent --H 2 --K 16 --V 16 --T 0,5 --threads 1,2 --shapes "
+                       "'layout=bhtd;layout=bthd,Hk=1' --interleave-cases 1 --seconds 0.01 --json " +
+                       dir.path("b.json"), &out, &err),
+            0) << err;
+  EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
+  EXPECT_NE(out.find("interleaved with the cases (%peak's)"), std::string::npos) << out;
+  const std::string check =
+      "import json, sys\n"
+      "r = json.load(open(sys.argv[1]))[1:]\n"
+      "got = sorted((x['impl'], x['threads'], x['T'], x['layout'], x['Hk']) for x in r)\n"
+      "want = sorted((i, n, t) + s for i in ('reference', 'recurrent') for n in (1, 2) for t in (0, 5)\n"
+      "              for s in (('bhtd', 2), ('bthd', 1)))\n"
+      "assert got == want, got\n"
+      "assert all(x['reps'] >= 3 and x['median_ns'] > 0 for x in r), r\n";
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0) << read_file(dir.path("b.json"));
+  EXPECT_EQ(bench(dir, "--impl reference --H 2 --interleave-cases 2", &out, &err), 2);
+  EXPECT_EQ(err, "gdr-bench: --interleave-cases: expected an integer in [0, 1], got '2'\n");
+}
+
 // A bad --shapes is one line naming it and the bad part, before any
 // measuring (no machine peak printed), and no JSON.
 TEST(GdrBenchTest, BadShapesAreOneLine) {

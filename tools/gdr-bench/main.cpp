@@ -47,6 +47,7 @@ struct Config {
   double seconds_per_case = 2.0;  // time budget for one case, all impls together
   std::string json;
   bool halide_profile = false;  // chunked@...: per-Func profile at exit
+  bool interleave_cases = false;  // every case of a thread count in one timing loop
   gdr::tools::Form form;
   // What runs: the flags' shape, or --shapes' list (each starting from it).
   std::vector<gdr::bench::Shape> shapes;
@@ -73,6 +74,9 @@ const char kUsage[] =
     "                 [--seqlens 300,17,1: one varlen call, B = 1, T their sum, a state each]\n"
     "                 [--in-place 1: the final states written over the initial pool]\n"
     "                 [--halide-profile 1: Halide's per-Func profile of chunked@...]\n"
+    "                 [--interleave-cases 1: time every case of a thread count in one interleaved\n"
+    "                  loop (all their inputs in memory at once), so that cases compare as closely\n"
+    "                  as the implementations of one case: layouts, varlen against equal lengths]\n"
     "implementations: every route gdr-run --route accepts (auto, recurrent and chunked run\n"
     "                 the tuned schedules of the tuning database; each case prints which);\n"
     "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule;\n"
@@ -92,7 +96,8 @@ const char kUsage[] =
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
   std::set<std::string> known = {"--impl", "--T", "--H", "--B", "--K", "--V",
-                                 "--threads", "--seconds", "--json", "--halide-profile", "--shapes"};
+                                 "--threads", "--seconds", "--json", "--halide-profile", "--shapes",
+                                 "--interleave-cases"};
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (flags.help()) {
@@ -127,6 +132,9 @@ Config parse_args(int argc, char** argv) {
   }
   c.json = flags.get("--json");
   c.halide_profile = flags.get("--halide-profile") == "1";
+  int64_t interleave = 0;
+  if (gdr::Status s = flags.integer("--interleave-cases", 0, 1, &interleave); !s) die(s.message());
+  c.interleave_cases = interleave == 1;
   return c;
 }
 
@@ -230,123 +238,163 @@ int main(int argc, char** argv) {
   // Each implementation's T = 0 median per (shape, H, threads): the state
   // copy, the floor of a decode call (docs/building-testing-benchmarking.md).
   std::map<std::tuple<const gdr::bench::Shape*, int64_t, int, size_t>, double> copy_ns;
-  for (const gdr::bench::Shape& shape : config.shapes)
-    for (int64_t H : shape.H)
-      for (int64_t T : shape.T)
-        for (int threads : config.threads) {
-          // Inputs as in the contract, with decay ~ U(0.9, 1): the regime where
-          // the baseline chunked kernel takes its chunked path, not its fallback.
-          gdr::test::ProblemOptions options{gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform,
-                                            true, 42};
-          options.form = gdr::tools::problem_form(shape.form, H);
-          gdr::test::Problem in = gdr::test::make_problem(shape.B, H, T, shape.K, shape.V, options);
-          const size_t n_impl = routes.size();
-          std::vector<std::vector<float>> outs(n_impl);
-          std::vector<gdr::tools::LineAlignedFloats> states(n_impl);
-          std::vector<std::vector<double>> times(n_impl);
-          std::string failure;
-          auto run_once = [&](size_t i) {
-            outs[i].resize(in.out.size());
-            gdr::Tensors t = in.tensors();
-            t.out = outs[i].data();
-            if (shape.form.in_place) {
-              // Each implementation its own pool, as it was before the call
-              // (restored outside the timing), updated in place.
-              states[i].assign(in.initial_state.begin(), in.initial_state.end());
-              t.initial_state = t.final_state = states[i].data();
-            } else {
-              states[i].resize(in.final_state.size());
-              t.final_state = states[i].data();
-            }
-            gdr::Options o;
-            o.route = routes[i];
-            o.final_state_stores = stores[i];
-            select_variant(i);
-            o.threads = threads;
-            auto start = Clock::now();
-            gdr::Status s = gdr::run(t, o);
-            double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-            if (!s) failure = config.impls[i] + ": " + s.message();
-            return ns;
-          };
-          // The FMA peak, on the case's threads, is one more interleaved
-          // "implementation" (the last), so that %peak compares samples of
-          // the same moments of the run.
-          double peak_flops = 0;  // per sample
-          auto run_once_or_peak = [&](size_t i) {
-            return i < n_impl ? run_once(i) : gdr::bench::fma_sample_ns(threads, &peak_flops);
-          };
-          gdr::tools::TimingBudget budget;
-          budget.seconds = config.seconds_per_case;
-          // A failing implementation ends the case after the warm-up.
-          times = gdr::tools::time_interleaved(n_impl + 1, run_once_or_peak, budget,
-                                               [&] { return !failure.empty(); });
-          const double case_peak = peak_flops / gdr::tools::median(times[n_impl]);
-          if (!failure.empty()) fail(failure);
-          std::map<gdr::Route, double> medians;
-          std::vector<double> impl_median(n_impl);
-          for (size_t i = 0; i < n_impl; ++i) {
-            impl_median[i] = gdr::tools::median(times[i]);
-            medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
+  const size_t n_impl = routes.size();
+
+  // One case: a shape at one H, T and thread count, its inputs, and each
+  // implementation's outputs and times.
+  struct Case {
+    const gdr::bench::Shape* shape;
+    int64_t H, T;
+    int threads;
+    gdr::test::Problem in;
+    std::vector<std::vector<float>> outs;
+    std::vector<gdr::tools::LineAlignedFloats> states;
+  };
+  auto make_case = [&](const gdr::bench::Shape& shape, int64_t H, int64_t T, int threads) {
+    // Inputs as in the contract, with decay ~ U(0.9, 1): the regime where
+    // the baseline chunked kernel takes its chunked path, not its fallback.
+    gdr::test::ProblemOptions options{gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform, true, 42};
+    options.form = gdr::tools::problem_form(shape.form, H);
+    Case c{&shape, H, T, threads, gdr::test::make_problem(shape.B, H, T, shape.K, shape.V, options), {}, {}};
+    c.outs.resize(n_impl);
+    c.states.resize(n_impl);
+    return c;
+  };
+  std::string failure;
+  auto run_once = [&](Case& c, size_t i) {
+    c.outs[i].resize(c.in.out.size());
+    gdr::Tensors t = c.in.tensors();
+    t.out = c.outs[i].data();
+    if (c.shape->form.in_place) {
+      // Each implementation its own pool, as it was before the call
+      // (restored outside the timing), updated in place.
+      c.states[i].assign(c.in.initial_state.begin(), c.in.initial_state.end());
+      t.initial_state = t.final_state = c.states[i].data();
+    } else {
+      c.states[i].resize(c.in.final_state.size());
+      t.final_state = c.states[i].data();
+    }
+    gdr::Options o;
+    o.route = routes[i];
+    o.final_state_stores = stores[i];
+    select_variant(i);
+    o.threads = c.threads;
+    auto start = Clock::now();
+    gdr::Status s = gdr::run(t, o);
+    double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    if (!s) failure = config.impls[i] + ": " + s.message();
+    return ns;
+  };
+
+  // Prints case c's rows from its implementations' times (and records them).
+  auto report = [&](Case& c, const std::vector<std::vector<double>>& times, double case_peak) {
+    const gdr::bench::Shape& shape = *c.shape;
+    const int64_t H = c.H, T = c.T;
+    const int threads = c.threads;
+    std::map<gdr::Route, double> medians;
+    std::vector<double> impl_median(n_impl);
+    for (size_t i = 0; i < n_impl; ++i) {
+      impl_median[i] = gdr::tools::median(times[i]);
+      medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
+    }
+    for (size_t i = 0; i < n_impl; ++i) {
+      Record r{config.impls[i], shape.B, H, T, shape.K, shape.V, threads,
+               impl_median[i], static_cast<int>(times[i].size()), shape.form, case_peak};
+      records.push_back(r);
+      const double gflops = flops(r) / r.median_ns;
+      auto ratio = [&](gdr::Route base) {
+        auto it = medians.find(base);
+        return it == medians.end() ? std::string("-") : std::to_string(it->second / r.median_ns).substr(0, 5) + "x";
+      };
+      std::printf("%-20s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n", r.impl.c_str(),
+                  (long long)r.B, (long long)H, (long long)T, (long long)shape.K, (long long)shape.V, threads,
+                  r.median_ns / 1e6, gflops, 100 * gflops / case_peak, ratio(gdr::Route::BaselineTwoPass).c_str(),
+                  ratio(gdr::Route::BaselineChunked).c_str());
+    }
+    // What the generated routes ran: tuned or default, and which schedule.
+    std::string planned;
+    for (size_t i = 0; i < n_impl; ++i)
+      if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
+                                  routes[i] == gdr::Route::Chunked))
+        planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
+                   gdr::tools::explain_route(routes[i], c.in.tensors(), threads);
+    if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
+    if (config.shapes.size() > 1)
+      std::printf("  shape %zu (form: %s)\n", size_t(c.shape - config.shapes.data()) + 1,
+                  gdr::tools::form_text(shape.form).c_str());
+    std::printf("  peak: FMA %.1f GFLOP/s on %d thread%s, interleaved with the case%s (%%peak's)\n", case_peak,
+                threads, threads == 1 ? "" : "s", config.interleave_cases ? "s" : "");
+    // Decode against its floor: the same call at T = 0, and the state
+    // bytes (every initial state read, every final state written)
+    // per second against the measured copy bandwidth.
+    const double state_bytes = 2.0 * 4 * gdr::call_shape(c.in.tensors()).sequences * H * shape.K * shape.V;
+    for (size_t i = 0; i < n_impl; ++i) {
+      const auto key = std::make_tuple(c.shape, H, threads, i);
+      if (T == 0) copy_ns[key] = impl_median[i];
+      if (T < 1 || T > 4 || !copy_ns.count(key)) continue;
+      const double gbps = state_bytes / impl_median[i];
+      std::printf("  floor: %s %.2fx its T=0 call; state read + written at %.1f GB/s, %.2fx the "
+                  "measured copy\n",
+                  config.impls[i].c_str(), impl_median[i] / copy_ns[key], gbps, gbps / peak.copy_gbps_1t);
+    }
+    // Every implementation must agree with the first one on these
+    // inputs, outputs and final states.
+    auto worst_difference = [](const auto& x, const auto& reference) {
+      double worst = 0;
+      for (size_t e = 0; e < reference.size(); ++e)
+        worst = std::max(worst, double(std::abs(x[e] - reference[e])) / (1 + std::abs(reference[e])));
+      return worst;
+    };
+    for (size_t i = 1; i < n_impl; ++i) {
+      const double worst = std::max(worst_difference(c.outs[i], c.outs[0]), worst_difference(c.states[i], c.states[0]));
+      if (!(worst < 1e-3))
+        std::printf("  WARNING: %s differs from %s by %.2e (relative)\n", config.impls[i].c_str(),
+                    config.impls[0].c_str(), worst);
+    }
+    std::fflush(stdout);
+  };
+
+  // Times a batch of cases of one thread count in one interleaved loop:
+  // every implementation of every case, and the FMA peak on those threads
+  // as one more "implementation" (the last), so that %peak compares samples
+  // of the same moments of the run. Then reports each case.
+  auto time_batch = [&](std::vector<Case>& batch) {
+    const int threads = batch.front().threads;
+    double peak_flops = 0;  // per sample
+    auto run_any = [&](size_t k) {
+      return k == batch.size() * n_impl ? gdr::bench::fma_sample_ns(threads, &peak_flops)
+                                        : run_once(batch[k / n_impl], k % n_impl);
+    };
+    gdr::tools::TimingBudget budget;
+    budget.seconds = config.seconds_per_case * batch.size();
+    // A failing implementation ends the timing after the warm-up.
+    std::vector<std::vector<double>> times = gdr::tools::time_interleaved(
+        batch.size() * n_impl + 1, run_any, budget, [&] { return !failure.empty(); });
+    const double case_peak = peak_flops / gdr::tools::median(times.back());
+    if (!failure.empty()) fail(failure);
+    for (size_t b = 0; b < batch.size(); ++b)
+      report(batch[b], std::vector<std::vector<double>>(times.begin() + b * n_impl, times.begin() + (b + 1) * n_impl),
+             case_peak);
+  };
+
+  if (config.interleave_cases) {
+    for (int threads : config.threads) {
+      std::vector<Case> batch;
+      for (const gdr::bench::Shape& shape : config.shapes)
+        for (int64_t H : shape.H)
+          for (int64_t T : shape.T) batch.push_back(make_case(shape, H, T, threads));
+      time_batch(batch);
+    }
+  } else {
+    for (const gdr::bench::Shape& shape : config.shapes)
+      for (int64_t H : shape.H)
+        for (int64_t T : shape.T)
+          for (int threads : config.threads) {
+            std::vector<Case> batch;
+            batch.push_back(make_case(shape, H, T, threads));
+            time_batch(batch);
           }
-          for (size_t i = 0; i < n_impl; ++i) {
-            Record r{config.impls[i], shape.B, H, T, shape.K, shape.V, threads,
-                     impl_median[i], static_cast<int>(times[i].size()), shape.form, case_peak};
-            records.push_back(r);
-            const double gflops = flops(r) / r.median_ns;
-            auto ratio = [&](gdr::Route base) {
-              auto it = medians.find(base);
-              return it == medians.end() ? std::string("-")
-                                         : std::to_string(it->second / r.median_ns).substr(0, 5) + "x";
-            };
-            std::printf("%-20s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n",
-                        r.impl.c_str(), (long long)r.B, (long long)H, (long long)T,
-                        (long long)shape.K, (long long)shape.V, threads, r.median_ns / 1e6, gflops,
-                        100 * gflops / case_peak, ratio(gdr::Route::BaselineTwoPass).c_str(),
-                        ratio(gdr::Route::BaselineChunked).c_str());
-          }
-          // What the generated routes ran: tuned or default, and which schedule.
-          std::string planned;
-          for (size_t i = 0; i < n_impl; ++i)
-            if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
-                                        routes[i] == gdr::Route::Chunked))
-              planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
-                         gdr::tools::explain_route(routes[i], in.tensors(), threads);
-          if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
-          if (config.shapes.size() > 1)
-            std::printf("  shape %zu (form: %s)\n", size_t(&shape - config.shapes.data()) + 1,
-                        gdr::tools::form_text(shape.form).c_str());
-          std::printf("  peak: FMA %.1f GFLOP/s on %d thread%s, interleaved with the case (%%peak's)\n",
-                      case_peak, threads, threads == 1 ? "" : "s");
-          // Decode against its floor: the same call at T = 0, and the state
-          // bytes (every initial state read, every final state written)
-          // per second against the measured copy bandwidth.
-          const double state_bytes = 2.0 * 4 * gdr::call_shape(in.tensors()).sequences * H * shape.K * shape.V;
-          for (size_t i = 0; i < n_impl; ++i) {
-            const auto key = std::make_tuple(&shape, H, threads, i);
-            if (T == 0) copy_ns[key] = impl_median[i];
-            if (T < 1 || T > 4 || !copy_ns.count(key)) continue;
-            const double gbps = state_bytes / impl_median[i];
-            std::printf("  floor: %s %.2fx its T=0 call; state read + written at %.1f GB/s, %.2fx the "
-                        "measured copy\n",
-                        config.impls[i].c_str(), impl_median[i] / copy_ns[key], gbps, gbps / peak.copy_gbps_1t);
-          }
-          // Every implementation must agree with the first one on these
-          // inputs, outputs and final states.
-          auto worst_difference = [](const auto& x, const auto& reference) {
-            double worst = 0;
-            for (size_t e = 0; e < reference.size(); ++e)
-              worst = std::max(worst, double(std::abs(x[e] - reference[e])) / (1 + std::abs(reference[e])));
-            return worst;
-          };
-          for (size_t i = 1; i < n_impl; ++i) {
-            const double worst = std::max(worst_difference(outs[i], outs[0]), worst_difference(states[i], states[0]));
-            if (!(worst < 1e-3))
-              std::printf("  WARNING: %s differs from %s by %.2e (relative)\n", config.impls[i].c_str(),
-                          config.impls[0].c_str(), worst);
-          }
-          std::fflush(stdout);
-        }
+  }
 
   if (!config.json.empty()) {
     std::ostringstream out;
