@@ -90,7 +90,7 @@ def test_streamed_final_states_equal_cached_ones_bit_for_bit(rng):
 def test_allocated_outputs_start_a_cache_line(rng):
     # So that gdr's own final states can stream (rows that start lines);
     # NumPy alone gives 16 bytes. Small and large (mmap'd) arrays, and a
-    # pool written only at some rows, which starts as zeros.
+    # pool written through final_state_indices.
     for B, H in ((1, 1), (2, 3), (4, 64)):
         arrays = make_inputs(rng, B=B, H=H, T=3)
         out, final = gdr.gated_delta_rule(**arrays)

@@ -262,22 +262,30 @@ TEST(GdrBenchTest, ShapesSetTheFormPerShape) {
 
 // --interleave-cases 1 times every case of a thread count in one loop: the
 // same records as case by case (each with its own form), each case's
-// implementations still agree, and the peak line says it was interleaved
-// with the cases. Any other value is a usage error, before any measuring.
+// implementations still agree, every case of a thread count shares one
+// peak (the loop's), and each T = 1 case still finds its own shape's T = 0
+// (a floor line per implementation and shape). Any other value is a usage
+// error, before any measuring.
 TEST(GdrBenchTest, InterleavedCasesGiveTheSameRecords) {
   const TempDir dir("gdr-bench-test");
   std::string out, err;
-  ASSERT_EQ(bench(dir, "--impl reference,recurrent --H 2 --K 16 --V 16 --T 0,5 --threads 1,2 --shapes "
+  ASSERT_EQ(bench(dir, "--impl reference,recurrent --H 2 --K 16 --V 16 --T 0,1 --threads 1,2 --shapes "
                        "'layout=bhtd;layout=bthd,Hk=1' --interleave-cases 1 --seconds 0.01 --json " +
                        dir.path("b.json"), &out, &err),
             0) << err;
   EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
   EXPECT_NE(out.find("interleaved with the cases (%peak's)"), std::string::npos) << out;
+  size_t floors = 0;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) floors += line.rfind("  floor: ", 0) == 0;
+  EXPECT_EQ(floors, 8u) << out;  // 2 implementations x 2 shapes x 2 thread counts
   const std::string check =
       "import json, sys\n"
       "r = json.load(open(sys.argv[1]))[1:]\n"
+      "for n in (1, 2):\n"
+      "    assert len({x['peak_gflops'] for x in r if x['threads'] == n}) == 1, r\n"
       "got = sorted((x['impl'], x['threads'], x['T'], x['layout'], x['Hk']) for x in r)\n"
-      "want = sorted((i, n, t) + s for i in ('reference', 'recurrent') for n in (1, 2) for t in (0, 5)\n"
+      "want = sorted((i, n, t) + s for i in ('reference', 'recurrent') for n in (1, 2) for t in (0, 1)\n"
       "              for s in (('bhtd', 2), ('bthd', 1)))\n"
       "assert got == want, got\n"
       "assert all(x['reps'] >= 3 and x['median_ns'] > 0 for x in r), r\n";

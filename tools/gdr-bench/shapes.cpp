@@ -31,7 +31,7 @@ Status parse_form_key(const std::string& key, const std::string& value, tools::F
                            "] separated by '/', got '" + value + "'");
     form->seqlens.push_back(n);
   }
-  if (form->seqlens.empty()) return Status::error("seqlens: expected lengths separated by '/', got ''");
+  if (form->seqlens.empty()) return Status::error("seqlens: expected lengths separated by '/', got '" + value + "'");
   return Status::ok();
 }
 
