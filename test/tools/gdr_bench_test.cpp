@@ -238,12 +238,12 @@ TEST(GdrBenchTest, ShapesRunInOneTable) {
 // --shapes sets the form per shape: one run holds head-major and
 // token-major, channel and scalar decay, a varlen call in place; each record
 // carries its shape's form, the rest comes from the flags (--Hk 1), and each
-// case's implementations agree (no WARNING: recurrent is checked against the
+// case's implementations agree (no WARNING: the two-pass baseline is checked against the
 // reference on every form).
 TEST(GdrBenchTest, ShapesSetTheFormPerShape) {
   const TempDir dir("gdr-bench-test");
   std::string out, err;
-  ASSERT_EQ(bench(dir, "--impl reference,recurrent --H 2 --Hk 1 --K 16 --V 16 --T 6 --shapes "
+  ASSERT_EQ(bench(dir, "--impl reference,baseline-two-pass --H 2 --Hk 1 --K 16 --V 16 --T 6 --shapes "
                        "'layout=bhtd;layout=bthd,decay=scalar;seqlens=3/0/5,in_place=1' --threads 1 "
                        "--seconds 0.01 --json " + dir.path("b.json"), &out, &err),
             0) << err;
@@ -255,7 +255,7 @@ TEST(GdrBenchTest, ShapesSetTheFormPerShape) {
       "r = json.load(open(sys.argv[1]))[1:]\n"
       "got = [(x['impl'], x['T'], x['Hk'], x['decay'], x['layout'], x['seqlens'], x['in_place']) for x in r]\n"
       "want = [(i,) + s for s in ((6, 1, 'channel', 'bhtd', [], False), (6, 1, 'scalar', 'bthd', [], False),\n"
-      "                           (8, 1, 'channel', 'bhtd', [3, 0, 5], True)) for i in ('reference', 'recurrent')]\n"
+      "                           (8, 1, 'channel', 'bhtd', [3, 0, 5], True)) for i in ('reference', 'baseline-two-pass')]\n"
       "assert got == want, got\n";
   EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0) << read_file(dir.path("b.json"));
 }
@@ -269,7 +269,7 @@ TEST(GdrBenchTest, ShapesSetTheFormPerShape) {
 TEST(GdrBenchTest, InterleavedCasesGiveTheSameRecords) {
   const TempDir dir("gdr-bench-test");
   std::string out, err;
-  ASSERT_EQ(bench(dir, "--impl reference,recurrent --H 2 --K 16 --V 16 --T 0,1 --threads 1,2 --shapes "
+  ASSERT_EQ(bench(dir, "--impl reference,baseline-two-pass --H 2 --K 16 --V 16 --T 0,1 --threads 1,2 --shapes "
                        "'layout=bhtd;layout=bthd,Hk=1' --interleave-cases 1 --seconds 0.01 --json " +
                        dir.path("b.json"), &out, &err),
             0) << err;
@@ -285,7 +285,7 @@ TEST(GdrBenchTest, InterleavedCasesGiveTheSameRecords) {
       "for n in (1, 2):\n"
       "    assert len({x['peak_gflops'] for x in r if x['threads'] == n}) == 1, r\n"
       "got = sorted((x['impl'], x['threads'], x['T'], x['layout'], x['Hk']) for x in r)\n"
-      "want = sorted((i, n, t) + s for i in ('reference', 'recurrent') for n in (1, 2) for t in (0, 1)\n"
+      "want = sorted((i, n, t) + s for i in ('reference', 'baseline-two-pass') for n in (1, 2) for t in (0, 1)\n"
       "              for s in (('bhtd', 2), ('bthd', 1)))\n"
       "assert got == want, got\n"
       "assert all(x['reps'] >= 3 and x['median_ns'] > 0 for x in r), r\n";
