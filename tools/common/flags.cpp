@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 namespace gdr::tools {
 
@@ -85,18 +86,25 @@ Status Flags::positive_number(const std::string& name, double max, double* out) 
   return Status::ok();
 }
 
+bool parse_integer_list(const std::string& text, char separator, int64_t min, int64_t max,
+                        std::vector<int64_t>* out) {
+  std::vector<int64_t> values;
+  for (const std::string& part : split_list(text, separator)) {
+    int64_t v = 0;
+    if (!parse_integer(part, &v) || v < min || v > max) return false;
+    values.push_back(v);
+  }
+  *out = std::move(values);
+  return true;
+}
+
 Status Flags::integers(const std::string& name, int64_t min, int64_t max,
                        std::vector<int64_t>* out) const {
   if (!has(name)) return Status::ok();
   std::vector<int64_t> values;
-  for (const std::string& part : split_list(get(name))) {
-    int64_t v = 0;
-    if (!parse_integer(part, &v) || v < min || v > max)
-      return Status::error(name + ": expected comma-separated integers in " + range(min, max) +
-                           ", got '" +
-                           get(name) + "'");
-    values.push_back(v);
-  }
+  if (!parse_integer_list(get(name), ',', min, max, &values))
+    return Status::error(name + ": expected comma-separated integers in " + range(min, max) + ", got '" +
+                         get(name) + "'");
   if (values.empty()) return Status::error(name + ": empty list");
   *out = values;
   return Status::ok();

@@ -49,4 +49,9 @@ bool parse_integer(const std::string& text, int64_t* out);
 // "a,b,,c" -> {"a", "b", "c"} (with ',' the separator)
 std::vector<std::string> split_list(const std::string& text, char separator = ',');
 
+// The integers of `text` split at `separator` (empty items dropped) into
+// *out; false if one is not an integer in [min, max]. An empty list is true.
+bool parse_integer_list(const std::string& text, char separator, int64_t min, int64_t max,
+                        std::vector<int64_t>* out);
+
 }  // namespace gdr::tools

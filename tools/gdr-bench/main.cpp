@@ -255,10 +255,8 @@ int main(int argc, char** argv) {
     // the baseline chunked kernel takes its chunked path, not its fallback.
     gdr::test::ProblemOptions options{gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform, true, 42};
     options.form = gdr::tools::problem_form(shape.form, H);
-    Case c{&shape, H, T, threads, gdr::test::make_problem(shape.B, H, T, shape.K, shape.V, options), {}, {}};
-    c.outs.resize(n_impl);
-    c.states.resize(n_impl);
-    return c;
+    return Case{&shape, H, T, threads, gdr::test::make_problem(shape.B, H, T, shape.K, shape.V, options),
+                std::vector<std::vector<float>>(n_impl), std::vector<gdr::tools::LineAlignedFloats>(n_impl)};
   };
   std::string failure;
   auto run_once = [&](Case& c, size_t i) {

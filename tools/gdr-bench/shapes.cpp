@@ -11,11 +11,11 @@ namespace {
 const std::set<std::string> kSizeKeys = {"B", "H", "K", "V", "T", "Hk", "Hq"};
 const std::set<std::string> kFormKeys = {"decay", "layout", "in_place", "seqlens"};
 const char* const kKeyList = "keys B, H, K, V, T, Hk, Hq, decay, layout, in_place, seqlens";
+constexpr int64_t kMaxSize = int64_t(1) << 20;
 
 // A form key's value: decay and layout as their flags, in_place 0 or 1,
 // seqlens lengths separated by '/' (the shape's items are separated by ',').
 Status parse_form_key(const std::string& key, const std::string& value, tools::Form* form) {
-  constexpr int64_t kMaxSize = int64_t(1) << 20;
   if (key == "decay") return tools::parse_decay(key, value, &form->decay);
   if (key == "layout") return tools::parse_layout(key, value, &form->layout);
   if (key == "in_place") {
@@ -23,20 +23,14 @@ Status parse_form_key(const std::string& key, const std::string& value, tools::F
     form->in_place = value == "1";
     return Status::ok();
   }
-  form->seqlens.clear();  // seqlens
-  for (const std::string& length : tools::split_list(value, '/')) {
-    int64_t n = 0;
-    if (!tools::parse_integer(length, &n) || n < 0 || n > kMaxSize)
-      return Status::error("seqlens: expected lengths in [0, " + std::to_string(kMaxSize) +
-                           "] separated by '/', got '" + value + "'");
-    form->seqlens.push_back(n);
-  }
+  if (!tools::parse_integer_list(value, '/', 0, kMaxSize, &form->seqlens))  // seqlens
+    return Status::error("seqlens: expected lengths in [0, " + std::to_string(kMaxSize) +
+                         "] separated by '/', got '" + value + "'");
   if (form->seqlens.empty()) return Status::error("seqlens: expected lengths separated by '/', got '" + value + "'");
   return Status::ok();
 }
 
 Status parse_shape(const std::string& text, Shape* shape) {
-  constexpr int64_t kMaxSize = int64_t(1) << 20;
   auto bad = [&](const std::string& why) { return Status::error("--shapes: shape '" + text + "': " + why); };
   std::set<std::string> seen;
   for (const std::string& item : tools::split_list(text, ',')) {
