@@ -121,9 +121,9 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   // process, best of 5-6): 1 thread 1.32-1.42x unblocked, 1.26-1.31x
   // blocks of 32, 1.22-1.24x of 64, 1.21-1.28x of 96; 2 threads 1.27-1.38x,
   // 1.31x, 1.16x, 1.24x. Head-major gets slower (1 thread 1.11x at 64: the
-  // state's extra round trip per block), so it is not blocked.
-  constexpr int64_t kTokenMajorBlock = 64;
-  const int64_t block = kernel.token_steps && t.layout == Layout::TokenMajor ? kTokenMajorBlock : 0;
+  // state's extra round trip per block), so it is not blocked
+  // (GDR_TOKEN_BLOCK, kernel_abi.h).
+  const int64_t block = kernel.token_steps && t.layout == Layout::TokenMajor ? GDR_TOKEN_BLOCK : 0;
   const int64_t blocks = block > 0 ? std::max<int64_t>(1, (tasks.longest_sequence() + block - 1) / block) : 1;
 
   // Each state is read and written once per call.

@@ -70,9 +70,9 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: scf.for %{{[^ ]*}} = %[[BEGIN]] to %[[END]] step %[[STEP]] {
 
 // T > 0: token 0's rows (key, query, decay: t times the token stride), each
-// readout's query row (+ 0, + query_readout_stride · 1), then dk = decay ⊙
-// key and dq = decay ⊙ query of each readout into scratch, one vector then
-// one scalar, each product made just before its store; then token 0's
+// readout's query row (+ 0, + query_readout_stride · 1), then P = decay and
+// dk = P ⊙ key and dq = P ⊙ query of each readout into scratch, one vector
+// then one scalar, each product made just before its store; then token 0's
 // read-only sweep (begin, end, step, 3 accumulators per vector): row k0 + 0
 // broadcasts dk and both dq, vector 0 of initial_state feeds its three FMAs.
 // BODY: } else {
@@ -88,6 +88,8 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[DECAY_ROW]], %[[C0]] : index
 // BODY-NEXT: %[[D:.*]] = vector.load %[[DECAY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 55 : index
+// BODY-NEXT: vector.store %[[D]], %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>, vector<4xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[C0]] : index
 // BODY-NEXT: %[[KEY_AT:.*]] = vector.load %[[KEY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
@@ -109,6 +111,8 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[DECAY_ROW]], %[[C4]] : index
 // BODY-NEXT: %[[D:.*]] = memref.load %[[DECAY]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 59 : index
+// BODY-NEXT: memref.store %[[D]], %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[C4]] : index
 // BODY-NEXT: %[[KEY_AT:.*]] = memref.load %[[KEY]][%[[AT]]] : memref<?xf32>
@@ -158,10 +162,13 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // Tokens 1 .. T-2 (begin, end, step): the token's rows, beta, delta per
 // vector (value, error, times beta), then per readout k·q (key then query, a
 // vector then a scalar) and its outputs, each made before its address; then
-// the gated keys of token t + 1 into scratch and the fused sweep from the
-// packed tile (rows n·W = 8 apart) back to it: row k0 + 0 broadcasts decay,
-// key, dk and both dq; vector 0 is read at k·8 + 0, updated, stored before
-// the next token's three sums take it.
+// whether the sweep is full (the block's end, then P out of range: its
+// vector, then its scalar) and the row factors (P or key / P), then token
+// t + 1's P (decay times 1 or the last P) and gated keys into scratch, and
+// the fused sweep from the packed tile (rows n·W = 8 apart) back to it, full
+// or cheap: row k0 + 0 broadcasts its factor (and the key, full), dk and
+// both dq; vector 0 is read at k·8 + 0, updated, stored before the next
+// token's three sums take it.
 // BODY: %[[LAST:.*]] = arith.subi %[[T]], %{{[0-9a-z_]+}} : index
 // BODY-NEXT: %[[SECOND:.*]] = arith.constant 1 : index
 // BODY-NEXT: %[[STEP:.*]] = arith.constant 1 : index
@@ -172,7 +179,6 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[VALUE_ROW:.*]] = arith.addi %[[VALUE_TOKEN]], %[[COL]] : index
 // BODY-NEXT: %[[OUT_TOKEN:.*]] = arith.muli %[[TOK]], %[[OUT_STRIDE]] : index
 // BODY-NEXT: %[[OUT_ROW:.*]] = arith.addi %[[OUT_TOKEN]], %[[COL]] : index
-// BODY-NEXT: %[[DECAY_ROW:.*]] = arith.muli %[[TOK]], %[[DECAY_STRIDE]] : index
 // BODY-NEXT: %[[BETA_AT:.*]] = arith.muli %[[TOK]], %[[BETA_STRIDE]] : index
 // BODY-NEXT: %[[B:.*]] = memref.load %[[BETA]][%[[BETA_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[BV:.*]] = vector.broadcast %[[B]] : f32 to vector<4xf32>
@@ -248,6 +254,47 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[OUT_ROW1]], %[[C4]] : index
 // BODY-NEXT: vector.store %[[O]], %[[OUT]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[LOW:.*]] = arith.constant 9.53674316E-7 : f32
+// BODY-NEXT: %[[HIGH:.*]] = arith.constant 0x49800000 : f32
+// BODY-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// BODY-NEXT: %[[NEXT:.*]] = arith.addi %[[TOK]], %[[C1]] : index
+// BODY-NEXT: %[[BLOCK:.*]] = arith.constant 64 : index
+// BODY-NEXT: %[[IN_BLOCK:.*]] = arith.remui %[[NEXT]], %[[BLOCK]] : index
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[BLOCK_END:.*]] = arith.cmpi eq, %[[IN_BLOCK]], %[[C0]] : index
+// BODY-NEXT: %[[LOWV:.*]] = vector.broadcast %[[LOW]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[HIGHV:.*]] = vector.broadcast %[[HIGH]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 55 : index
+// BODY-NEXT: %[[P:.*]] = vector.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[BELOW:.*]] = arith.cmpf ult, %[[P]], %[[LOWV]] : vector<4xf32>
+// BODY-NEXT: %[[ABOVE:.*]] = arith.cmpf ugt, %[[P]], %[[HIGHV]] : vector<4xf32>
+// BODY-NEXT: %[[OUTSIDE:.*]] = arith.ori %[[BELOW]], %[[ABOVE]] : vector<4xi1>
+// BODY-NEXT: %[[ANY:.*]] = vector.reduction "or", %[[OUTSIDE]] : vector<4xi1> into i1
+// BODY-NEXT: %[[FULL_V:.*]] = arith.ori %[[BLOCK_END]], %[[ANY]] : i1
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 59 : index
+// BODY-NEXT: %[[P:.*]] = memref.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[BELOW:.*]] = arith.cmpf ult, %[[P]], %[[LOW]] : f32
+// BODY-NEXT: %[[ABOVE:.*]] = arith.cmpf ugt, %[[P]], %[[HIGH]] : f32
+// BODY-NEXT: %[[OUTSIDE:.*]] = arith.ori %[[BELOW]], %[[ABOVE]] : i1
+// BODY-NEXT: %[[FULL:.*]] = arith.ori %[[FULL_V]], %[[OUTSIDE]] : i1
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 55 : index
+// BODY-NEXT: %[[P:.*]] = vector.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[C0]] : index
+// BODY-NEXT: %[[KEY_AT:.*]] = vector.load %[[KEY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[CHEAP:.*]] = arith.divf %[[KEY_AT]], %[[P]] : vector<4xf32>
+// BODY-NEXT: %[[FACTOR:.*]] = select %[[FULL]], %[[P]], %[[CHEAP]] : vector<4xf32>
+// BODY-NEXT: %[[FACTOR_AT:.*]] = arith.constant 60 : index
+// BODY-NEXT: vector.store %[[FACTOR]], %[[SCRATCH]][%[[FACTOR_AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 59 : index
+// BODY-NEXT: %[[P:.*]] = memref.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[C4]] : index
+// BODY-NEXT: %[[KEY_AT:.*]] = memref.load %[[KEY]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[CHEAP:.*]] = arith.divf %[[KEY_AT]], %[[P]] : f32
+// BODY-NEXT: %[[FACTOR:.*]] = select %[[FULL]], %[[P]], %[[CHEAP]] : f32
+// BODY-NEXT: %[[FACTOR_AT:.*]] = arith.constant 64 : index
+// BODY-NEXT: memref.store %[[FACTOR]], %[[SCRATCH]][%[[FACTOR_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[C1:.*]] = arith.constant 1 : index
 // BODY-NEXT: %[[NEXT_TOKEN:.*]] = arith.addi %[[TOK]], %[[C1]] : index
 // BODY-NEXT: %[[NEXT_KEY_ROW:.*]] = arith.muli %[[NEXT_TOKEN]], %[[KEY_STRIDE]] : index
@@ -261,54 +308,70 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_DECAY_ROW]], %[[C0]] : index
 // BODY-NEXT: %[[D:.*]] = vector.load %[[DECAY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 55 : index
+// BODY-NEXT: %[[PREVIOUS:.*]] = vector.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<4xf32>
+// BODY-NEXT: %[[FROM:.*]] = select %[[FULL]], %[[ONE]], %[[PREVIOUS]] : vector<4xf32>
+// BODY-NEXT: %[[PN:.*]] = arith.mulf %[[D]], %[[FROM]] : vector<4xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 55 : index
+// BODY-NEXT: vector.store %[[PN]], %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>, vector<4xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_KEY_ROW]], %[[C0]] : index
 // BODY-NEXT: %[[KEY_AT:.*]] = vector.load %[[KEY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[D]], %[[KEY_AT]] : vector<4xf32>
+// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[PN]], %[[KEY_AT]] : vector<4xf32>
 // BODY-NEXT: %[[DK_AT:.*]] = arith.constant 40 : index
 // BODY-NEXT: vector.store %[[DK]], %[[SCRATCH]][%[[DK_AT]]] : memref<?xf32>, vector<4xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_QUERY_ROW0]], %[[C0]] : index
 // BODY-NEXT: %[[QUERY_AT:.*]] = vector.load %[[QUERY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// BODY-NEXT: %[[DQ0:.*]] = arith.mulf %[[D]], %[[QUERY_AT]] : vector<4xf32>
+// BODY-NEXT: %[[DQ0:.*]] = arith.mulf %[[PN]], %[[QUERY_AT]] : vector<4xf32>
 // BODY-NEXT: %[[DQ0_AT:.*]] = arith.constant 45 : index
 // BODY-NEXT: vector.store %[[DQ0]], %[[SCRATCH]][%[[DQ0_AT]]] : memref<?xf32>, vector<4xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_QUERY_ROW1]], %[[C0]] : index
 // BODY-NEXT: %[[QUERY_AT:.*]] = vector.load %[[QUERY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// BODY-NEXT: %[[DQ1:.*]] = arith.mulf %[[D]], %[[QUERY_AT]] : vector<4xf32>
+// BODY-NEXT: %[[DQ1:.*]] = arith.mulf %[[PN]], %[[QUERY_AT]] : vector<4xf32>
 // BODY-NEXT: %[[DQ1_AT:.*]] = arith.constant 50 : index
 // BODY-NEXT: vector.store %[[DQ1]], %[[SCRATCH]][%[[DQ1_AT]]] : memref<?xf32>, vector<4xf32>
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_DECAY_ROW]], %[[C4]] : index
 // BODY-NEXT: %[[D:.*]] = memref.load %[[DECAY]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 59 : index
+// BODY-NEXT: %[[PREVIOUS:.*]] = memref.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// BODY-NEXT: %[[FROM:.*]] = select %[[FULL]], %[[ONE]], %[[PREVIOUS]] : f32
+// BODY-NEXT: %[[PN:.*]] = arith.mulf %[[D]], %[[FROM]] : f32
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 59 : index
+// BODY-NEXT: memref.store %[[PN]], %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_KEY_ROW]], %[[C4]] : index
 // BODY-NEXT: %[[KEY_AT:.*]] = memref.load %[[KEY]][%[[AT]]] : memref<?xf32>
-// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[D]], %[[KEY_AT]] : f32
+// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[PN]], %[[KEY_AT]] : f32
 // BODY-NEXT: %[[DK_AT:.*]] = arith.constant 44 : index
 // BODY-NEXT: memref.store %[[DK]], %[[SCRATCH]][%[[DK_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_QUERY_ROW0]], %[[C4]] : index
 // BODY-NEXT: %[[QUERY_AT:.*]] = memref.load %[[QUERY]][%[[AT]]] : memref<?xf32>
-// BODY-NEXT: %[[DQ0:.*]] = arith.mulf %[[D]], %[[QUERY_AT]] : f32
+// BODY-NEXT: %[[DQ0:.*]] = arith.mulf %[[PN]], %[[QUERY_AT]] : f32
 // BODY-NEXT: %[[DQ0_AT:.*]] = arith.constant 49 : index
 // BODY-NEXT: memref.store %[[DQ0]], %[[SCRATCH]][%[[DQ0_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_QUERY_ROW1]], %[[C4]] : index
 // BODY-NEXT: %[[QUERY_AT:.*]] = memref.load %[[QUERY]][%[[AT]]] : memref<?xf32>
-// BODY-NEXT: %[[DQ1:.*]] = arith.mulf %[[D]], %[[QUERY_AT]] : f32
+// BODY-NEXT: %[[DQ1:.*]] = arith.mulf %[[PN]], %[[QUERY_AT]] : f32
 // BODY-NEXT: %[[DQ1_AT:.*]] = arith.constant 54 : index
 // BODY-NEXT: memref.store %[[DQ1]], %[[SCRATCH]][%[[DQ1_AT]]] : memref<?xf32>
+// BODY-NEXT: %{{[^ :]*}}:6 = scf.if %[[FULL]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // BODY-NEXT: %[[BEGIN:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[END:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[STEP:.*]] = arith.constant 2 : index
 // BODY-NEXT: %{{[^ :]*}}:6 = scf.for %[[K0:[^ ]*]] = %[[BEGIN]] to %[[END]] step %[[STEP]] iter_args(%[[NSK0:[^ ]*]] = %[[ZERO]], %[[NSK1:[^ ]*]] = %[[ZERO]], %[[NSQ00:[^ ]*]] = %[[ZERO]], %[[NSQ01:[^ ]*]] = %[[ZERO]], %[[NSQ10:[^ ]*]] = %[[ZERO]], %[[NSQ11:[^ ]*]] = %[[ZERO]]) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[K:.*]] = arith.addi %[[K0]], %[[C0]] : index
-// BODY-NEXT: %[[AT:.*]] = arith.addi %[[DECAY_ROW]], %[[K]] : index
-// BODY-NEXT: %[[DEC:.*]] = memref.load %[[DECAY]][%[[AT]]] : memref<?xf32>
-// BODY-NEXT: %[[DV:.*]] = vector.broadcast %[[DEC]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[FACTOR_AT:.*]] = arith.constant 60 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[FACTOR_AT]], %[[K]] : index
+// BODY-NEXT: %[[SCALE:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[SCALEV:.*]] = vector.broadcast %[[SCALE]] : f32 to vector<4xf32>
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[K]] : index
 // BODY-NEXT: %[[KEY_K:.*]] = memref.load %[[KEY]][%[[AT]]] : memref<?xf32>
 // BODY-NEXT: %[[KEYV:.*]] = vector.broadcast %[[KEY_K]] : f32 to vector<4xf32>
@@ -329,8 +392,46 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[C0]] : index
 // BODY-NEXT: %[[S:.*]] = vector.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// BODY-NEXT: %[[DS:.*]] = arith.mulf %[[S]], %[[DV]] : vector<4xf32>
+// BODY-NEXT: %[[DS:.*]] = arith.mulf %[[S]], %[[SCALEV]] : vector<4xf32>
 // BODY-NEXT: %[[NEW:.*]] = vector.fma %[[KEYV]], %[[DELTA0]], %[[DS]] : vector<4xf32>
+// BODY-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// BODY-NEXT: %[[ROW:.*]] = arith.muli %[[K]], %[[C8]] : index
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[C0]] : index
+// BODY-NEXT: vector.store %[[NEW]], %[[SCRATCH]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[NEXT_SK0:.*]] = vector.fma %[[NEW]], %[[DKV]], %[[NSK0]] : vector<4xf32>
+// BODY-NEXT: %[[NEXT_SQ00:.*]] = vector.fma %[[NEW]], %[[DQ0V]], %[[NSQ00]] : vector<4xf32>
+// BODY-NEXT: %[[NEXT_SQ10:.*]] = vector.fma %[[NEW]], %[[DQ1V]], %[[NSQ10]] : vector<4xf32>
+// The cheap sweep: the row's factor k / P, no multiply before the FMA.
+// BODY: } else {
+// BODY-NEXT: %[[BEGIN:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[END:.*]] = arith.constant 4 : index
+// BODY-NEXT: %[[STEP:.*]] = arith.constant 2 : index
+// BODY-NEXT: %{{[^ :]*}}:6 = scf.for %[[K0:[^ ]*]] = %[[BEGIN]] to %[[END]] step %[[STEP]] iter_args(%[[NSK0:[^ ]*]] = %[[ZERO]], %[[NSK1:[^ ]*]] = %[[ZERO]], %[[NSQ00:[^ ]*]] = %[[ZERO]], %[[NSQ01:[^ ]*]] = %[[ZERO]], %[[NSQ10:[^ ]*]] = %[[ZERO]], %[[NSQ11:[^ ]*]] = %[[ZERO]]) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[K:.*]] = arith.addi %[[K0]], %[[C0]] : index
+// BODY-NEXT: %[[FACTOR_AT:.*]] = arith.constant 60 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[FACTOR_AT]], %[[K]] : index
+// BODY-NEXT: %[[FACTOR:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[FACTORV:.*]] = vector.broadcast %[[FACTOR]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[DK_AT:.*]] = arith.constant 40 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[DK_AT]], %[[K]] : index
+// BODY-NEXT: %[[DK:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[DKV:.*]] = vector.broadcast %[[DK]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[DQ0_AT:.*]] = arith.constant 45 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[DQ0_AT]], %[[K]] : index
+// BODY-NEXT: %[[DQ0:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[DQ0V:.*]] = vector.broadcast %[[DQ0]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[DQ1_AT:.*]] = arith.constant 50 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[DQ1_AT]], %[[K]] : index
+// BODY-NEXT: %[[DQ1:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[DQ1V:.*]] = vector.broadcast %[[DQ1]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// BODY-NEXT: %[[ROW:.*]] = arith.muli %[[K]], %[[C8]] : index
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[C0]] : index
+// BODY-NEXT: %[[S:.*]] = vector.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[NEW:.*]] = vector.fma %[[FACTORV]], %[[DELTA0]], %[[S]] : vector<4xf32>
 // BODY-NEXT: %[[C8:.*]] = arith.constant 8 : index
 // BODY-NEXT: %[[ROW:.*]] = arith.muli %[[K]], %[[C8]] : index
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
@@ -353,8 +454,8 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C8:.*]] = arith.constant 8 : index
 // BODY-NEXT: scf.for %[[COL:[^ ]*]] = %[[V0]] to %[[TILES_END]] step %[[C8]] {
 
-// T > 0: token 0's rows, then its one decay (a scalar load at t·decay_stride
-// and its broadcast) before dk and dq, vectors times the broadcast, scalars
+// T > 0: token 0's rows, then its one decay (a scalar load at t·decay_stride,
+// stored as P, and its broadcast) before dk and dq, vectors times the broadcast, scalars
 // times the load; then token 0's sweep (begin, end, step).
 // BODY: } else {
 // BODY-NEXT: %[[TOKEN:.*]] = arith.constant 0 : index
@@ -364,6 +465,8 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[QUERY_ROW0:.*]] = arith.addi %[[QUERY_ROW]], %[[C0]] : index
 // BODY-NEXT: %[[D:.*]] = memref.load %[[DECAY]][%[[DECAY_ROW]]] : memref<?xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 50 : index
+// BODY-NEXT: memref.store %[[D]], %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[DV:.*]] = vector.broadcast %[[D]] : f32 to vector<4xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[C0]] : index
@@ -394,10 +497,12 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[STEP:.*]] = arith.constant 2 : index
 // BODY-NEXT: %{{[^ :]*}}:4 = scf.for %[[K0:[^ ]*]] = %[[BEGIN]] to %[[END]] step %[[STEP]] iter_args(%{{[^ ]*}} = %[[ZERO]], %{{[^ ]*}} = %[[ZERO]], %{{[^ ]*}} = %[[ZERO]], %{{[^ ]*}} = %[[ZERO]]) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 
-// Tokens 1 .. T-2 as in @order with one readout; the gated keys of token
-// t + 1 load and broadcast its decay once; token t's decay is loaded and
-// broadcast once, after them and before the sweep, whose rows read no decay
-// and multiply the tile by the broadcast.
+// Tokens 1 .. T-2 as in @order with one readout; P is one float: loaded and
+// broadcast once (the full sweep's scale), compared once, its inverse taken
+// once and the cheap sweep's delta / P made per vector; the gated keys of
+// token t + 1 load its decay once (times 1 or P) and broadcast the new P;
+// neither sweep's rows read decay; the full one multiplies the tile by the
+// broadcast P.
 // BODY: %[[LAST:.*]] = arith.subi %[[T]], %{{[0-9a-z_]+}} : index
 // BODY-NEXT: %[[SECOND:.*]] = arith.constant 1 : index
 // BODY-NEXT: %[[STEP:.*]] = arith.constant 1 : index
@@ -408,7 +513,6 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[VALUE_ROW:.*]] = arith.addi %[[VALUE_TOKEN]], %[[COL]] : index
 // BODY-NEXT: %[[OUT_TOKEN:.*]] = arith.muli %[[TOK]], %[[OUT_STRIDE]] : index
 // BODY-NEXT: %[[OUT_ROW:.*]] = arith.addi %[[OUT_TOKEN]], %[[COL]] : index
-// BODY-NEXT: %[[DECAY_ROW:.*]] = arith.muli %[[TOK]], %[[DECAY_STRIDE]] : index
 // BODY-NEXT: %[[BETA_AT:.*]] = arith.muli %[[TOK]], %[[BETA_STRIDE]] : index
 // BODY-NEXT: %[[B:.*]] = memref.load %[[BETA]][%[[BETA_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[BV:.*]] = vector.broadcast %[[B]] : f32 to vector<4xf32>
@@ -452,6 +556,30 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[OUT_ROW0]], %[[C4]] : index
 // BODY-NEXT: vector.store %[[O]], %[[OUT]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 50 : index
+// BODY-NEXT: %[[P:.*]] = memref.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[PV:.*]] = vector.broadcast %[[P]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[LOW:.*]] = arith.constant 9.53674316E-7 : f32
+// BODY-NEXT: %[[HIGH:.*]] = arith.constant 0x49800000 : f32
+// BODY-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// BODY-NEXT: %[[NEXT:.*]] = arith.addi %[[TOK]], %[[C1]] : index
+// BODY-NEXT: %[[BLOCK:.*]] = arith.constant 64 : index
+// BODY-NEXT: %[[IN_BLOCK:.*]] = arith.remui %[[NEXT]], %[[BLOCK]] : index
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[BLOCK_END:.*]] = arith.cmpi eq, %[[IN_BLOCK]], %[[C0]] : index
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 50 : index
+// BODY-NEXT: %[[P:.*]] = memref.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[BELOW:.*]] = arith.cmpf ult, %[[P]], %[[LOW]] : f32
+// BODY-NEXT: %[[ABOVE:.*]] = arith.cmpf ugt, %[[P]], %[[HIGH]] : f32
+// BODY-NEXT: %[[OUTSIDE:.*]] = arith.ori %[[BELOW]], %[[ABOVE]] : i1
+// BODY-NEXT: %[[FULL:.*]] = arith.ori %[[BLOCK_END]], %[[OUTSIDE]] : i1
+// BODY-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 50 : index
+// BODY-NEXT: %[[P:.*]] = memref.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[INVERSE:.*]] = arith.divf %[[ONE]], %[[P]] : f32
+// BODY-NEXT: %[[INVERSEV:.*]] = vector.broadcast %[[INVERSE]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[SDELTA0:.*]] = arith.mulf %[[DELTA0]], %[[INVERSEV]] : vector<4xf32>
+// BODY-NEXT: %[[SDELTA1:.*]] = arith.mulf %[[DELTA1]], %[[INVERSEV]] : vector<4xf32>
 // BODY-NEXT: %[[C1:.*]] = arith.constant 1 : index
 // BODY-NEXT: %[[NEXT_TOKEN:.*]] = arith.addi %[[TOK]], %[[C1]] : index
 // BODY-NEXT: %[[NEXT_KEY_ROW:.*]] = arith.muli %[[NEXT_TOKEN]], %[[KEY_STRIDE]] : index
@@ -460,33 +588,39 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[NEXT_QUERY_ROW0:.*]] = arith.addi %[[NEXT_QUERY_ROW]], %[[C0]] : index
 // BODY-NEXT: %[[ND:.*]] = memref.load %[[DECAY]][%[[NEXT_DECAY_ROW]]] : memref<?xf32>
-// BODY-NEXT: %[[NDV:.*]] = vector.broadcast %[[ND]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 50 : index
+// BODY-NEXT: %[[PREVIOUS:.*]] = memref.load %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// BODY-NEXT: %[[FROM:.*]] = select %[[FULL]], %[[ONE]], %[[PREVIOUS]] : f32
+// BODY-NEXT: %[[PN:.*]] = arith.mulf %[[ND]], %[[FROM]] : f32
+// BODY-NEXT: %[[P_AT:.*]] = arith.constant 50 : index
+// BODY-NEXT: memref.store %[[PN]], %[[SCRATCH]][%[[P_AT]]] : memref<?xf32>
+// BODY-NEXT: %[[PNV:.*]] = vector.broadcast %[[PN]] : f32 to vector<4xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_KEY_ROW]], %[[C0]] : index
 // BODY-NEXT: %[[KEY_AT:.*]] = vector.load %[[KEY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[NDV]], %[[KEY_AT]] : vector<4xf32>
+// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[PNV]], %[[KEY_AT]] : vector<4xf32>
 // BODY-NEXT: %[[DK_AT:.*]] = arith.constant 40 : index
 // BODY-NEXT: vector.store %[[DK]], %[[SCRATCH]][%[[DK_AT]]] : memref<?xf32>, vector<4xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_QUERY_ROW0]], %[[C0]] : index
 // BODY-NEXT: %[[QUERY_AT:.*]] = vector.load %[[QUERY]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// BODY-NEXT: %[[DQ:.*]] = arith.mulf %[[NDV]], %[[QUERY_AT]] : vector<4xf32>
+// BODY-NEXT: %[[DQ:.*]] = arith.mulf %[[PNV]], %[[QUERY_AT]] : vector<4xf32>
 // BODY-NEXT: %[[DQ_AT:.*]] = arith.constant 45 : index
 // BODY-NEXT: vector.store %[[DQ]], %[[SCRATCH]][%[[DQ_AT]]] : memref<?xf32>, vector<4xf32>
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_KEY_ROW]], %[[C4]] : index
 // BODY-NEXT: %[[KEY_AT:.*]] = memref.load %[[KEY]][%[[AT]]] : memref<?xf32>
-// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[ND]], %[[KEY_AT]] : f32
+// BODY-NEXT: %[[DK:.*]] = arith.mulf %[[PN]], %[[KEY_AT]] : f32
 // BODY-NEXT: %[[DK_AT:.*]] = arith.constant 44 : index
 // BODY-NEXT: memref.store %[[DK]], %[[SCRATCH]][%[[DK_AT]]] : memref<?xf32>
 // BODY-NEXT: %[[C4:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[NEXT_QUERY_ROW0]], %[[C4]] : index
 // BODY-NEXT: %[[QUERY_AT:.*]] = memref.load %[[QUERY]][%[[AT]]] : memref<?xf32>
-// BODY-NEXT: %[[DQ:.*]] = arith.mulf %[[ND]], %[[QUERY_AT]] : f32
+// BODY-NEXT: %[[DQ:.*]] = arith.mulf %[[PN]], %[[QUERY_AT]] : f32
 // BODY-NEXT: %[[DQ_AT:.*]] = arith.constant 49 : index
 // BODY-NEXT: memref.store %[[DQ]], %[[SCRATCH]][%[[DQ_AT]]] : memref<?xf32>
-// BODY-NEXT: %[[DEC:.*]] = memref.load %[[DECAY]][%[[DECAY_ROW]]] : memref<?xf32>
-// BODY-NEXT: %[[DV:.*]] = vector.broadcast %[[DEC]] : f32 to vector<4xf32>
+// BODY-NEXT: %{{[^ :]*}}:4 = scf.if %[[FULL]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // BODY-NEXT: %[[BEGIN:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[END:.*]] = arith.constant 4 : index
 // BODY-NEXT: %[[STEP:.*]] = arith.constant 2 : index
@@ -509,8 +643,33 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[C0]] : index
 // BODY-NEXT: %[[S:.*]] = vector.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// BODY-NEXT: %[[DS:.*]] = arith.mulf %[[S]], %[[DV]] : vector<4xf32>
+// BODY-NEXT: %[[DS:.*]] = arith.mulf %[[S]], %[[PV]] : vector<4xf32>
 // BODY-NEXT: %[[NEW:.*]] = vector.fma %[[KEYV]], %[[DELTA0]], %[[DS]] : vector<4xf32>
+// The cheap sweep: the key times delta / P, no multiply before the FMA.
+// BODY: } else {
+// BODY-NEXT: %[[BEGIN:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[END:.*]] = arith.constant 4 : index
+// BODY-NEXT: %[[STEP:.*]] = arith.constant 2 : index
+// BODY-NEXT: %{{[^ :]*}}:4 = scf.for %[[K0:[^ ]*]] = %[[BEGIN]] to %[[END]] step %[[STEP]] iter_args(%[[NSK0:[^ ]*]] = %[[ZERO]], %[[NSK1:[^ ]*]] = %[[ZERO]], %[[NSQ0:[^ ]*]] = %[[ZERO]], %[[NSQ1:[^ ]*]] = %[[ZERO]]) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[K:.*]] = arith.addi %[[K0]], %[[C0]] : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[K]] : index
+// BODY-NEXT: %[[KEY_K:.*]] = memref.load %[[KEY]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[KEYV:.*]] = vector.broadcast %[[KEY_K]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[DK_AT:.*]] = arith.constant 40 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[DK_AT]], %[[K]] : index
+// BODY-NEXT: %[[DK:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[DKV:.*]] = vector.broadcast %[[DK]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[DQ_AT:.*]] = arith.constant 45 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[DQ_AT]], %[[K]] : index
+// BODY-NEXT: %[[DQ:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// BODY-NEXT: %[[DQV:.*]] = vector.broadcast %[[DQ]] : f32 to vector<4xf32>
+// BODY-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// BODY-NEXT: %[[ROW:.*]] = arith.muli %[[K]], %[[C8]] : index
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[C0]] : index
+// BODY-NEXT: %[[S:.*]] = vector.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// BODY-NEXT: %[[NEW:.*]] = vector.fma %[[KEYV]], %[[SDELTA0]], %[[S]] : vector<4xf32>
 
 // The entry point: K, V, the decay kind and the readouts (each field's load
 // before its constant, each comparison before the next field), the scratch,
@@ -552,7 +711,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.mlir.constant(24 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 24] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[SCRATCH_FLOATS:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
-// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(55 : i64) : i64
+// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(65 : i64) : i64
 // ENTRY-NEXT: %[[SCRATCH_OK:.*]] = llvm.icmp "sge" %[[SCRATCH_FLOATS]], %[[WANT_SCRATCH]] : i64
 // ENTRY-NEXT: llvm.cond_br %[[SCRATCH_OK]], ^[[CALL:.*]], ^[[NO_SCRATCH:.*]]{{$}}
 // ENTRY-NEXT: ^[[REJECT]]:

@@ -12,9 +12,9 @@
 // One task: the 8 tensors, the scratch and the next task's initial state,
 // T, six token strides (query, key, value, decay, beta, out), two readout
 // strides (query, out), v_begin, v_end, the streaming flag. Scratch
-// K·(v_tile + 1 + readouts) = 16·34.
+// K·(v_tile + 3 + readouts) = 16·36.
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 544 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 576 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
 // The first loop is the tile loop: no loop over heads.
 // CHECK-NOT: scf.for
@@ -27,12 +27,20 @@
 // k·q: one fixed-order reduction per token.
 // CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
 // Tokens 1..T-2 carry their sums into one fused sweep each, on the tile
-// packed in scratch: load, multiply by decay, FMA the update, store, two
-// FMAs for the next token's sums.
+// packed in scratch, full or cheap (lower-recurrent-forms.mlir): full:
+// load, multiply by P, FMA the update, store, two FMAs for the next token's
+// sums; cheap: load, FMA the update, store, two FMAs.
 // CHECK: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[LAST]] step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: vector.load %[[SCRATCH]]
 // CHECK-NEXT: arith.mulf {{.*}} : vector<16xf32>
+// CHECK-NEXT: vector.fma
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK: vector.fma
+// CHECK: vector.fma
+// CHECK: } else {
+// CHECK: vector.load %[[SCRATCH]]
 // CHECK-NEXT: vector.fma
 // CHECK: vector.store %{{.*}}, %[[SCRATCH]]
 // CHECK: vector.fma

@@ -30,7 +30,7 @@ TEST(Loader, LoadsAndRunsAGeneratedKernelWithinTheContract) {
   EXPECT_EQ(k.V, 72);
   EXPECT_EQ(k.column_align, 8);
   ASSERT_TRUE(k.scratch_floats);
-  EXPECT_EQ(k.scratch_floats(1, 40, 72), 40 * (32 + 2));
+  EXPECT_EQ(k.scratch_floats(1, 40, 72), 40 * (32 + 4));
   Options o;
   o.threads = 2;
   o.column_parts = 3;

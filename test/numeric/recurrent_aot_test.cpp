@@ -40,7 +40,7 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   EXPECT_EQ(AOT_CONSTANT(K), 40);
   EXPECT_EQ(AOT_CONSTANT(V), 72);
   EXPECT_EQ(AOT_CONSTANT(column_align), 8);
-  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * (32 + 2));
+  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * (32 + 4));
   // The object's info (kernel_abi.h), declared by the header, says the same.
   const int64_t* info = AOT_CONSTANT(info);
   EXPECT_EQ(info[GDR_INFO_ABI_VERSION], GDR_KERNEL_ABI_VERSION);

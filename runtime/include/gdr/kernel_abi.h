@@ -72,6 +72,12 @@ typedef int32_t (*gdr_kernel_fn)(const gdr_kernel_args* args);
  * GDR_KERNEL_INFO_FIELDS int64_t values indexed by gdr_kernel_info_field, so
  * that a program can load it from a shared object and run it with no
  * compiler at hand (gdr::load_kernel). */
+/* The runtime runs token-major calls of token-stepping kernels in blocks of
+   this many tokens of every task (runtime.cpp); a recurrent kernel writes
+   the state itself (not with its decay deferred) at the end of every such
+   block of its task, so that blocking changes no bit. */
+#define GDR_TOKEN_BLOCK 64
+
 enum gdr_kernel_info_field {
   GDR_INFO_ABI_VERSION,    /* GDR_KERNEL_ABI_VERSION it was built for */
   GDR_INFO_K,              /* the K and V it was built for */
@@ -81,10 +87,10 @@ enum gdr_kernel_info_field {
   GDR_INFO_VECTOR_BITS,    /* widest vectors it uses: 128, 256 or 512 */
   GDR_INFO_DECAY_KIND,     /* gdr_decay_kind it reads */
   GDR_INFO_READOUTS,       /* queries per state head it reads out */
-  GDR_INFO_TOKEN_STEPS,    /* 1: it steps through the tokens one by one, so
-                              a task run as consecutive blocks of tokens
-                              (each from the state the last wrote) gives the
-                              same bits (Kernel::token_steps) */
+  GDR_INFO_TOKEN_STEPS,    /* 1: a task run as consecutive blocks of
+                              GDR_TOKEN_BLOCK tokens (each from the state
+                              the last wrote) gives the same bits
+                              (Kernel::token_steps) */
   GDR_KERNEL_INFO_FIELDS
 };
 

@@ -60,9 +60,9 @@ struct Kernel {
   std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats;
   std::optional<DecayKind> decay_kind;  // the decay it reads; none: either
   int64_t readouts = 0;                 // queries per state head it reads out; 0: any
-  // It steps through a task's tokens one by one, so a task run as
-  // consecutive blocks of tokens (each from the state the last one wrote)
-  // gives the same bits; the runtime then runs token-major calls so.
+  // A task run as consecutive blocks of GDR_TOKEN_BLOCK tokens (each from
+  // the state the last one wrote) gives the same bits; the runtime then
+  // runs token-major calls so.
   bool token_steps = false;
   // The calling thread's message for its last failed call of fn, if the
   // kernel keeps one (chunked kernels: Halide's errors); null: none.
