@@ -14,19 +14,20 @@ bool chunked_wins(const TuningRecord* recurrent, const TuningRecord* chunked) {
 }
 
 // Without records for either route, what was measured here by hand, the
-// default schedules side by side in one gdr-bench run (dev VM, Xeon
-// AVX-512, 1 thread):
-// - K = V = 128, H = 32: recurrent is faster at every T (T = 64: 3.9 ms
-//   against chunked 5.6; T = 512: 25.9 against 40.2; T = 2048 in an
-//   earlier session: 60.3 against 81.4);
-// - K = V = 256, H = 16: chunked from T = 64 (T = 32: 4.72 against 4.80 ms,
-//   a tie; T = 64: 9.2 against 9.8; T = 128: 18.3 against 18.9; T = 512:
-//   65.3 against 71.1), and the issue that asked for it saw chunked at
-//   77-85% of peak against recurrent's 66-74% at T = 512 on 2 threads (AMD
-//   Zen 4); recurrent below (T = 1: 1.05 against 3.59 ms; T = 8: 3.0
-//   against 3.8).
+// default schedules side by side in one interleaved gdr-bench run:
+// - K = V = 128, H = 32: recurrent is faster at every T (dev VM, Xeon
+//   AVX-512, 1 thread: T = 64: 3.9 ms against chunked 5.6; T = 512: 25.9
+//   against 40.2; T = 2048 in an earlier session: 60.3 against 81.4);
+// - K = V = 256, H = 16, since the recurrent sweep defers its decay
+//   (2-core Sapphire Rapids VM, 2026-12-02, 1 / 2 threads, three runs):
+//   recurrent faster to T = 128 (T = 64: 9.05 against 9.50 / 5.43 against
+//   5.78 ms; T = 128: 15.15 against 16.81 / 8.24 against 8.79, a tie in
+//   one run of three), a tie at T = 256 (31.57 against 31.17 / 16.56
+//   against 16.47), chunked faster at T = 512 (69.3 against 65.3 / 38.0
+//   against 36.3); the issue that asked for it saw chunked at 77-85% of
+//   peak against recurrent's 66-74% at T = 512 on 2 threads (AMD Zen 4).
 bool chunked_by_default(const KernelSpec& spec, int64_t T) {
-  constexpr int64_t kChunkedFromKV = 256, kChunkedFromT = 64;
+  constexpr int64_t kChunkedFromKV = 256, kChunkedFromT = 256;
   return spec.K >= kChunkedFromKV && spec.V >= kChunkedFromKV && T >= kChunkedFromT;
 }
 

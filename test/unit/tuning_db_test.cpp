@@ -421,12 +421,12 @@ TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
 }
 
 // No record for either route: the measured default model (plan.cpp),
-// chunked from T = 64 at K = V = 256, recurrent elsewhere.
+// chunked from T = 256 at K = V = 256, recurrent elsewhere.
 TEST(TuningDbLookup, AutoWithoutRecordsTakesTheMeasuredDefaultRoute) {
   const TuningDb empty;
-  EXPECT_EQ(plan(empty, Route::Auto, {256, 256}, 64, 1).str(), "chunked c16-w16 (default)");
+  EXPECT_EQ(plan(empty, Route::Auto, {256, 256}, 256, 1).str(), "chunked c16-w16 (default)");
   EXPECT_EQ(plan(empty, Route::Auto, {256, 512}, 4096, 2).variant.route, Route::Chunked);
-  for (auto [K, V, T] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 63}, {256, 256, 1},
+  for (auto [K, V, T] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 255}, {256, 256, 128}, {256, 256, 1},
                          {128, 256, 512}, {256, 128, 512}, {128, 128, 4096}})
     EXPECT_EQ(plan(empty, Route::Auto, {K, V}, T, 1).variant.route, Route::Recurrent)
         << "K=" << K << " V=" << V << " T=" << T;
