@@ -122,7 +122,11 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   // blocks of 32, 1.22-1.24x of 64, 1.21-1.28x of 96; 2 threads 1.27-1.38x,
   // 1.31x, 1.16x, 1.24x. Head-major gets slower (1 thread 1.11x at 64: the
   // state's extra round trip per block), so it is not blocked
-  // (GDR_TOKEN_BLOCK, kernel_abi.h).
+  // (GDR_TOKEN_BLOCK, kernel_abi.h). Since the kernel defers its decay
+  // (2026-12-02, Sapphire Rapids VM, same shape, medians of 15 interleaved
+  // rounds) blocking gains less: 1 thread 1.18x head-major in blocks of 64,
+  // 1.22x of 128, 256 or unblocked; 2 threads 1.19x, 1.20x, 1.16x, 1.18x;
+  // 64 stays (a multiple of it keeps blocking bit-exact).
   const int64_t block = kernel.token_steps && t.layout == Layout::TokenMajor ? GDR_TOKEN_BLOCK : 0;
   const int64_t blocks = block > 0 ? std::max<int64_t>(1, (tasks.longest_sequence() + block - 1) / block) : 1;
 
