@@ -68,16 +68,16 @@ typedef struct gdr_kernel_args {
  * Halide buffer constraints instead: Halide's negative error code). */
 typedef int32_t (*gdr_kernel_fn)(const gdr_kernel_args* args);
 
+/* The runtime runs token-major calls of token-stepping kernels in blocks of
+ * this many tokens of every task (runtime.cpp); a recurrent kernel writes
+ * the state itself (not with its decay deferred) at the end of every such
+ * block of its task, so that blocking changes no bit. */
+#define GDR_TOKEN_BLOCK 64
+
 /* A generated kernel with entry point `<name>` also exports `<name>_info`,
  * GDR_KERNEL_INFO_FIELDS int64_t values indexed by gdr_kernel_info_field, so
  * that a program can load it from a shared object and run it with no
  * compiler at hand (gdr::load_kernel). */
-/* The runtime runs token-major calls of token-stepping kernels in blocks of
-   this many tokens of every task (runtime.cpp); a recurrent kernel writes
-   the state itself (not with its decay deferred) at the end of every such
-   block of its task, so that blocking changes no bit. */
-#define GDR_TOKEN_BLOCK 64
-
 enum gdr_kernel_info_field {
   GDR_INFO_ABI_VERSION,    /* GDR_KERNEL_ABI_VERSION it was built for */
   GDR_INFO_K,              /* the K and V it was built for */
