@@ -83,6 +83,15 @@ Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule
   return compiled.status;
 }
 
+RouteRunner recurrent_runner(const RecurrentSchedule& schedule) {
+  return [schedule](const Tensors& t, const Options& o) {
+    if (Status s = validate(t); !s) return s;  // a bad call pays no compile
+    Kernel kernel;
+    if (Status s = compiled_recurrent_kernel(kernel_spec(t), schedule, &kernel); !s) return s;
+    return execute(kernel, t, o);
+  };
+}
+
 void install_routes() {
   set_route_runner(Route::Recurrent, [](const Tensors& t, const Options& o) {
     return run_planned(Route::Recurrent, t, o);

@@ -1,7 +1,7 @@
 // gdr-bench's flags: a duration must be a finite positive number (--seconds
 // inf used to run forever), said in one line before any measurement; the
 // call's form flags are printed, written to every JSON record and counted in
-// the flops.
+// the flops; recurrent@ and chunked@ name the schedule an implementation runs.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -327,6 +327,48 @@ TEST(GdrBenchTest, BadShapesAreOneLine) {
     EXPECT_FALSE(std::ifstream(dir.path("b.json")).good()) << shapes;
   }
 }
+
+#ifdef GDR_HAVE_COMPILER
+// recurrent@<schedule> runs the recurrent route with that schedule (the
+// tuning database's text, -p<n> optional), so that several compare in one
+// run: a row each, and the plan line names each schedule as it ran.
+TEST(GdrBenchTest, RecurrentSchedulesRunSideBySide) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl recurrent@w4-vt8-u1-p2,recurrent@w4-vt16-u2 --H 2 --K 16 --V 16 --T 5 "
+                       "--threads 1 --seconds 0.01", &out, &err),
+            0) << err;
+  for (const char* row : {"\nrecurrent@w4-vt8-u1-p2 ", "\nrecurrent@w4-vt16-u2 "})
+    EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
+  EXPECT_NE(out.find("  plan: recurrent@w4-vt8-u1-p2: recurrent w4-vt8-u1-p2 (given); "
+                     "recurrent@w4-vt16-u2: recurrent w4-vt16-u2-p0 (given)\n"),
+            std::string::npos) << out;
+  EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
+}
+
+// A schedule that does not parse, or on a route that takes none: one line
+// naming --impl, exit 2, before any measuring.
+TEST(GdrBenchTest, BadSchedulesAreOneLine) {
+  const TempDir dir("gdr-bench-test");
+  const std::pair<const char*, const char*> cases[] = {
+      {"recurrent@w16-vt60-u1", "gdr-bench: --impl recurrent@w16-vt60-u1: recurrent schedule 'w16-vt60-u1' is not "
+                                "of the form w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>], "
+                                "e.g. w16-vt64-u1-p2\n"},
+      {"recurrent@c32-w16", "gdr-bench: --impl recurrent@c32-w16: recurrent schedule 'c32-w16' is not of the form "
+                            "w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>], e.g. w16-vt64-u1-p2\n"},
+      {"chunked@w16-vt64-u1", "gdr-bench: --impl chunked@w16-vt64-u1: schedule 'w16-vt64-u1' is not of the form "
+                              "c<chunk>-w<vector width>, e.g. c64-w16\n"},
+      {"auto@w16-vt64-u1", "gdr-bench: --impl auto@w16-vt64-u1: only chunked@<schedule> and "
+                           "recurrent@<schedule> take a schedule\n"},
+  };
+  for (const auto& [impl, message] : cases) {
+    std::string out, err;
+    EXPECT_EQ(bench(dir, std::string("--impl ") + impl + " --H 2 --T 1", &out, &err), 2) << impl;
+    EXPECT_EQ(err, message) << impl;
+    EXPECT_EQ(out.find("machine peak"), std::string::npos) << out;
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace gdr::test

@@ -32,6 +32,7 @@
 #include "gdr/reference/reference.h"
 #ifdef GDR_HAVE_COMPILER
 #include "gdr/compiler/chunked.h"
+#include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/toolchain.h"
 #endif
 
@@ -79,7 +80,8 @@ const char kUsage[] =
     "                  as the implementations of one case: layouts, varlen against equal lengths]\n"
     "implementations: every route gdr-run --route accepts (auto, recurrent and chunked run\n"
     "                 the tuned schedules of the tuning database; each case prints which);\n"
-    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule;\n"
+    "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule,\n"
+    "                 recurrent@<schedule> (e.g. recurrent@w16-vt64-u1-p2) the recurrent one;\n"
     "                 a suffix +cached or +streaming (e.g. auto+streaming) sets how final\n"
     "                 states are written (Options::final_state_stores; default: the runtime's)\n"
     "       gdr-bench --version\n";
@@ -171,9 +173,13 @@ int main(int argc, char** argv) {
 #endif
   }
   std::vector<gdr::Route> routes;
-  // "chunked@c32-w16" runs the chunked route with that schedule;
+  // "chunked@c32-w16" runs the chunked route with that schedule,
+  // "recurrent@w16-vt64-u1-p2" the recurrent route with that one;
   // "auto+streaming" the route with streaming final states.
-  std::vector<std::string> variants(config.impls.size());
+  std::vector<std::string> variants(config.impls.size());  // the schedule given, as plan lines write it
+#ifdef GDR_HAVE_COMPILER
+  std::vector<gdr::compiler::Variant> given(config.impls.size());  // and parsed
+#endif
   std::vector<gdr::StateStores> stores(config.impls.size(), gdr::StateStores::Automatic);
   for (size_t i = 0; i < config.impls.size(); ++i) {
     std::string name = config.impls[i];
@@ -182,25 +188,37 @@ int main(int argc, char** argv) {
         die("--impl " + config.impls[i] + ": the suffix must be +cached or +streaming");
       name = name.substr(0, plus);
     }
-    if (size_t at = name.find('@'); at != std::string::npos) {
-      variants[i] = name.substr(at + 1);
-      name = name.substr(0, at);
+    const size_t at = name.find('@');
+    const std::string schedule = at == std::string::npos ? "" : name.substr(at + 1);
+    name = name.substr(0, at);
+    gdr::Route r;
+    if (!gdr::parse_route(name, &r)) die("--impl: unknown implementation '" + name + "'");
+    routes.push_back(r);
+    if (at != std::string::npos) {
 #ifdef GDR_HAVE_COMPILER
-      gdr::schedules::Schedule s;
+      if (r != gdr::Route::Chunked && r != gdr::Route::Recurrent)
+        die("--impl " + config.impls[i] + ": only chunked@<schedule> and recurrent@<schedule> take a schedule");
       std::string error;
-      if (name != "chunked" || !gdr::schedules::parse_schedule(variants[i], &s, &error))
-        die("--impl " + config.impls[i] + ": only chunked@<schedule> takes a schedule " + error);
+      given[i].route = r;
+      if (!gdr::compiler::parse_variant_schedule(r, schedule, &given[i], &error))
+        die("--impl " + config.impls[i] + ": " + error);
+      variants[i] = given[i].schedule_str();
 #else
       die("--impl " + config.impls[i] + ": this build has no compiler");
 #endif
     }
-    gdr::Route r;
-    if (!gdr::parse_route(name, &r)) die("--impl: unknown implementation '" + name + "'");
-    routes.push_back(r);
   }
-  // Points the chunked route at impl i's schedule (or the planned one).
+  // Points the chunked or recurrent route at impl i's schedule (or the
+  // planned one).
   auto select_variant = [&](size_t i) {
 #ifdef GDR_HAVE_COMPILER
+    if (routes[i] == gdr::Route::Recurrent) {
+      if (variants[i].empty())
+        gdr::compiler::install_routes();  // the route as installed: tuned
+      else
+        gdr::set_route_runner(gdr::Route::Recurrent, gdr::compiler::recurrent_runner(given[i].recurrent));
+      return;
+    }
     if (routes[i] != gdr::Route::Chunked) return;
     if (variants[i].empty() && !config.halide_profile) {  // the route as installed: tuned
       gdr::compiler::install_chunked_routes();
@@ -208,10 +226,7 @@ int main(int argc, char** argv) {
     }
     gdr::compiler::ChunkedSpec spec;
     spec.profile = config.halide_profile;
-    if (!variants[i].empty()) {
-      std::string error;
-      gdr::schedules::parse_schedule(variants[i], &spec.schedule, &error);
-    }
+    if (!variants[i].empty()) spec.schedule = given[i].chunked;
     gdr::set_route_runner(gdr::Route::Chunked, gdr::compiler::chunked_runner(spec));
 #else
     (void)i;
@@ -233,7 +248,10 @@ int main(int argc, char** argv) {
       std::printf("shape %zu: %s (form: %s)\n", i + 1, config.shapes[i].text.c_str(),
                   gdr::tools::form_text(config.shapes[i].form).c_str());
   std::vector<Record> records;
-  std::printf("%-20s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s\n", "impl", "B", "H", "T", "K", "V",
+  // The impl column fits the longest name (recurrent@w16-vt64-u1-p2+streaming).
+  int impl_width = 20;
+  for (const std::string& impl : config.impls) impl_width = std::max(impl_width, static_cast<int>(impl.size()));
+  std::printf("%-*s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s\n", impl_width, "impl", "B", "H", "T", "K", "V",
               "thr", "median ms", "GFLOP/s", "%peak", "vs 2pass", "vs chunk");
   // Each implementation's T = 0 median per (shape, H, threads): the state
   // copy, the floor of a decode call (docs/building-testing-benchmarking.md).
@@ -304,18 +322,22 @@ int main(int argc, char** argv) {
         auto it = medians.find(base);
         return it == medians.end() ? std::string("-") : std::to_string(it->second / r.median_ns).substr(0, 5) + "x";
       };
-      std::printf("%-20s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n", r.impl.c_str(),
+      std::printf("%-*s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n", impl_width, r.impl.c_str(),
                   (long long)r.B, (long long)H, (long long)T, (long long)shape.K, (long long)shape.V, threads,
                   r.median_ns / 1e6, gflops, 100 * gflops / case_peak, ratio(gdr::Route::BaselineTwoPass).c_str(),
                   ratio(gdr::Route::BaselineChunked).c_str());
     }
-    // What the generated routes ran: tuned or default, and which schedule.
+    // What the generated routes ran: tuned, default or given, and which schedule.
     std::string planned;
-    for (size_t i = 0; i < n_impl; ++i)
-      if (variants[i].empty() && (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
-                                  routes[i] == gdr::Route::Chunked))
-        planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " +
-                   gdr::tools::explain_route(routes[i], c.in.tensors(), threads);
+    for (size_t i = 0; i < n_impl; ++i) {
+      std::string ran;
+      if (!variants[i].empty())
+        ran = std::string(gdr::route_name(routes[i])) + " " + variants[i] + " (given)";
+      else if (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
+               routes[i] == gdr::Route::Chunked)
+        ran = gdr::tools::explain_route(routes[i], c.in.tensors(), threads);
+      if (!ran.empty()) planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " + ran;
+    }
     if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
     if (config.shapes.size() > 1)
       std::printf("  shape %zu (form: %s)\n", size_t(c.shape - config.shapes.data()) + 1,

@@ -41,6 +41,11 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
 Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule,
                                  Kernel* kernel);
 
+// A route runner for `schedule` with K, V and the form taken from each
+// call's tensors: validates, compiles through compiled_recurrent_kernel's
+// cache, executes (as chunked_runner does for a chunked schedule).
+RouteRunner recurrent_runner(const RecurrentSchedule& schedule);
+
 // Installs runners for Route::Recurrent and Route::Auto into gdr::run: each
 // runs what plan() picks (tuned or default schedule; Auto may pick the
 // chunked route), compiling each (K, V, schedule) once, then gdr::execute.
