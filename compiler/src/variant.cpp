@@ -42,7 +42,12 @@ constexpr char kAdamsSuffix[] = "-adams2019";
 // paying (gdr-tune --H 32 --T 2,4,8,16 --threads 1 --widths 16, 2026-11-30,
 // 8 against 4 vectors): T = 2 0.221 / 0.255 ms, T = 4 0.299-0.313 /
 // 0.289-0.306, T = 8 0.484 / 0.390-0.425, T = 16 0.838 / 0.585-0.613.
-constexpr int64_t kDecodeTokens = 2;
+// Since the kernel sweeps tokens in pairs (from T = 2), a pair's sums take
+// twice the accumulators, which 8 vectors do not leave registers for: one
+// gdr-bench run (2026-12-02, recurrent@, 1 thread), 8 against 4 vectors:
+// T = 1 0.193 / 0.208 ms, T = 2 0.309 / 0.260, T = 4 0.403 / 0.317
+// (K = V = 256, H = 16: 0.427 / 0.444, 0.627 / 0.510, 0.819 / 0.599).
+constexpr int64_t kDecodeTokens = 1;
 
 }  // namespace
 

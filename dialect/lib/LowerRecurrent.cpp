@@ -1,57 +1,62 @@
 // gdr-lower-recurrent: the recurrent route as scf + vector + memref + arith.
 //
 // Each state column evolves on its own, so the kernel walks the state in
-// V-tiles and runs all T tokens of the call on one tile while it stays in
-// cache: the state is read once (initial_state) and written once
-// (final_state) per call, whatever T is. With dk = decay ⊙ k, dq = decay ⊙ q,
-// per token:
+// V-tiles and runs a block of tokens on one tile while it stays in cache.
+// With dk = decay ⊙ k, dq = decay ⊙ q, per token:
 //   v_pred = Sᵀ dk,  sq = Sᵀ dq         (vertical sums over K rows: one vector
 //                                          accumulator per column vector)
 //   delta  = beta (v − v_pred)
 //   out    = sq + (k · q) delta          (exact algebra: (DS + k δᵀ)ᵀ q)
 //   S      = decay ⊙ S + k ⊗ delta
-// Fused across tokens: the sweep that writes token t's update also
-// accumulates Sᵀ dk and Sᵀ dq of token t + 1; a read-only sweep before the
-// first token gives token 0's sums. Every column goes through the same
-// operations in the same order whichever tile or lane holds it, so splitting
-// a head's columns over threads gives bit-identical results.
 //
 // Deferred decay: between tokens the tile holds S̃ with S = diag(P) S̃, P
-// the product of the decays since the tile last held S itself. Then
-// Sᵀ dk = S̃ᵀ (P' ⊙ k) with P' = P ⊙ decay, and the update is
-// S̃ += (k / P') ⊗ delta: a token's sweep costs three FMAs per vector
-// instead of a multiply and three FMAs. When P' leaves [kMinScale,
-// 1 / kMinScale] (or is NaN: a decay of 0 makes it 0 at once), at the last
-// token of every GDR_TOKEN_BLOCK (where the runtime may end a token-major
-// call: blocking then changes no bit) and at the call's last token, the
-// sweep is S = diag(P') S̃ + k ⊗ delta, and P restarts at 1.
-// Measured on the 2-core Sapphire Rapids VM (LLVM: rocketlake, FMA peak
-// ~130 GFLOP/s per core), B = 1, H = 32, K = V = 128, T = 512, decay
-// U(0.9, 1), one interleaved run of 41 rounds, 2026-12-02: min / median
-// 19.7 / 26.5 ms against 22.0 / 28.7 with every sweep full on 1 thread,
-// 11.2 / 13.7 against 12.2 / 15.4 on 2.
+// the product of the decays since the tile last held S. Then
+// Sᵀ dk = S̃ᵀ (P ⊙ k) and the update is S̃ += (k / P) ⊗ delta, FMAs alone.
+// When a P leaves [kMinScale, 1 / kMinScale] (or is NaN: a decay of 0 makes
+// it 0 at once), at the end of every GDR_TOKEN_BLOCK (where the runtime may
+// end a token-major call: blocking then changes no bit) and at a block's
+// last token, the sweep is S = diag(P) S̃ + ..., and P restarts at 1.
+//
+// Pairs: a sweep applies two tokens' updates and accumulates the next two
+// tokens' sums, so the tile is loaded and stored once per two tokens (a
+// token's sweep was bound by its 64-byte stores, docs/recurrent-route.md).
+// The second token's sums over the tile after the first are its sums over
+// the tile before plus (k_t · (decay_{t+1} ⊙ k_{t+1})) delta_t (likewise per
+// query). Pairs start at a block's first token; a block of odd length ends
+// with one token alone.
+//
+// Blocks: a task's tokens run in blocks of kBlockTokens. Everything per
+// token that does not depend on the columns (P, whether a sweep is full, the
+// gated keys P ⊙ k and P ⊙ q, the row factors, the dot products) is computed
+// once per block into scratch, before the block's tiles run: a head of
+// several tiles does not repeat it per tile. A block's tile starts from
+// initial_state (the first block) or from the final_state the block before
+// wrote, with one read-only sweep for its first sums.
+//
+// Every column goes through the same operations in the same order whichever
+// tile or lane holds it, so splitting a head's columns over threads gives
+// bit-identical results.
 //
 // Forms, facts of the kernel: with scalar decay (gate = scalar) a token's
-// decay is one broadcast instead of one per row of the sweep; with R
-// readouts (grouped readout) the sweep accumulates Sᵀdq of each of the R
+// decay is one load, broadcast; from there the rows are channelwise's. With
+// R readouts (grouped readout) the sweep accumulates Sᵀdq of each of the R
 // queries, so the state is updated once for all of them. The task's rows
 // come from its arguments (pointers at the task's sequence and head, token
 // strides), so layout, head groups, offsets and slots cost nothing per token.
 //
 // Schedule knobs: vector_width = lanes of the vector type; v_tile = columns
-// (v_tile / vector_width vectors, two accumulators each) a sweep keeps in
-// registers; unroll = K rows per iteration of the sweep loop; prefetch =
-// tokens ahead whose input and output rows each token prefetches. Columns past
-// the last whole tile run in smaller whole tiles, then masked vectors.
-// Between tokens the tile lives packed in the worker's scratch (K · v_tile
-// floats), then the next token's P ⊙ k and R P ⊙ q, P and the sweep's row
-// factors (K each, computed once per token): the first token reads
-// initial_state, the last writes final_state.
+// (v_tile / vector_width vectors, 2 (1 + R) accumulators each for a pair) a
+// sweep keeps in registers; unroll = K rows per iteration of the sweep loop;
+// prefetch = tokens ahead whose beta, value and output rows each token
+// prefetches. Columns past the last whole tile run in smaller whole tiles,
+// then masked vectors. Between tokens the tile lives packed in the worker's
+// scratch (K · v_tile floats), followed by the block's rows.
 //
-// Streaming final state (the entry point's flag, kernel_abi.h): the last
-// sweep writes whole vectors with non-temporal stores, which skip reading
-// the line first, and prefetches the tile the task (or the worker's next
-// task, `next_initial_state`) reads next, so the bus reads while it writes.
+// Streaming final state (the entry point's flag, kernel_abi.h): the task's
+// last sweep writes whole vectors with non-temporal stores, which skip
+// reading the line first, and prefetches the tile the task (or the worker's
+// next task, `next_initial_state`) reads next, so the bus reads while it
+// writes.
 //
 // Every op is built in a statement of its own (or in a braced list, which
 // C++ evaluates left to right), never as one of several arguments of a call:
@@ -76,6 +81,16 @@ class RecurrentEmitter {
   static constexpr int64_t kLineFloats = 16;  // floats per 64-byte cache line
 
  public:
+  // Tokens per block: a task runs its tokens in blocks of at most this
+  // many, each block's per-token rows computed once, before its tiles run it
+  // (a multiple of GDR_TOKEN_BLOCK and even: blocks change no bit, pairs
+  // never straddle them). Blocks of 64, 128, 256 and 512 tokens were within
+  // 3% of each other (AOT kernels interleaved in one process, 2026-12-02,
+  // 1 thread, T = 512: K = V = 128, H = 32, min 14.2 / 14.0 / 13.4 / 14.1 ms;
+  // K = V = 256, H = 16, 30.9 / 30.9 / 30.3 / 31.6); 128 keeps the rows
+  // (about 4 K floats a token) in L2 at K = 256.
+  static constexpr int64_t kBlockTokens = 2 * GDR_TOKEN_BLOCK;
+
   RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule)
       : b_(b),
         loc_(loc),
@@ -90,10 +105,13 @@ class RecurrentEmitter {
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
-  // Scratch floats: the packed tile, then P ⊙ k and the R P ⊙ q of one
-  // token, P and the sweep's row factors.
+  // Scratch floats: the packed tile, then the block's per-token rows (the
+  // gated key, the R gated queries, the row factor), each pair's scale, the
+  // per-token scalars and three rows of P (tokenRowAt and the ones after).
   static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
-    return problem.getK() * (schedule.getVTile() + 3 + problem.getReadouts());
+    const int64_t K = problem.getK(), R = problem.getReadouts();
+    return K * schedule.getVTile() + kBlockTokens * ((2 + R) * K + scalarsPerToken(R)) +
+           kBlockTokens / 2 * K + 3 * K;
   }
 
   // The function's arguments: the 8 tensors, the scratch and the next
@@ -115,45 +133,97 @@ class RecurrentEmitter {
     T_ = a[10];
     qStride_ = a[11], kStride_ = a[12], vStride_ = a[13], dStride_ = a[14], bStride_ = a[15],
     oStride_ = a[16], qReadout_ = a[17], oReadout_ = a[18];
-    Value vBegin = a[19];
+    vBegin_ = a[19];
     vEnd_ = a[20];
-    Value vEnd = vEnd_;
     // Tiles after one that is not whole cache lines start inside lines.
     if (tile_ % kLineFloats == 0)
       streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[21], c(0));
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
 
-    Value columns = sub(vEnd, vBegin);
-    Value tiles = div(columns, c(tile_));
-    Value whole = mul(tiles, c(tile_));
-    Value tilesEnd = add(vBegin, whole);
-    loop(vBegin, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
-      emitTile(col, tile_ / W_, Value());
-      return SmallVector<Value>{};
-    });
-    // Columns past the whole tiles (a head split over threads leaves
-    // parts narrower than a tile): one tile of each power-of-two number of
-    // vectors below the tile's that still fits, then masked vectors.
-    Value rest = tilesEnd;
-    for (int64_t m = pow2Below(tile_ / W_); m >= 1; m /= 2) {
-      Value width = c(m * W_);
-      Value end = add(rest, mul(div(sub(vEnd, rest), width), width));
-      loop(rest, end, width, {}, [&](Value col, ValueRange) {
-        emitTile(col, m, Value());
+    ifElse(eq(T_, 0), [&] {
+      // T = 0: the final state is the initial state.
+      forEachTile([&](Value col, int64_t n, Value mask) {
+        Place initial = statePlace(s0_, col);
+        Place final = statePlace(s1_, col);
+        streamedOrCached(streaming_, mask, n, [&](bool stream) {
+          sweepRows({}, [&](Value k, ValueRange) {
+            for (int64_t j = 0; j < n; ++j) {
+              Value s = load(s0_, initial.at(k, j), mask);
+              store(s, s1_, final.at(k, j), mask, stream);
+            }
+            return SmallVector<Value>{};
+          });
+        });
+      });
+    }, [&] {
+      loop(c(0), T_, c(kBlockTokens), {}, [&](Value first, ValueRange) {
+        Value left = sub(T_, first);
+        Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, left, c(kBlockTokens));
+        Value count = b_.create<SelectOp>(loc_, fits, left, c(kBlockTokens));
+        Block block{first, count, eq(first, 0), fits};
+        emitTokenRows(block);
+        forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
         return SmallVector<Value>{};
       });
-      rest = end;
-    }
-    loop(rest, vEnd, c(W_), {}, [&](Value col, ValueRange) {
-      Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({W_}, b_.getI1Type()),
-                                                   ValueRange{sub(vEnd, col)});
-      emitTile(col, 1, mask);
-      return SmallVector<Value>{};
     });
   }
 
  private:
   using Body = function_ref<SmallVector<Value>(Value iv, ValueRange iterArgs)>;
+
+  // Tokens [first, first + count) of the task; the first block reads
+  // initial_state, the others final_state, which the block before wrote
+  // (the task's own columns); the last one may stream it.
+  struct Block {
+    Value first, count, isFirst, isLast;
+  };
+
+  // Where a sweep reads or writes the tile: a memref and the index of
+  // vector j of row k.
+  struct Place {
+    Value mem;
+    std::function<Value(Value k, int64_t j)> at;
+  };
+
+  // A state's tile at column col: rows V apart.
+  Place statePlace(Value mem, Value col) {
+    return {mem, [this, col](Value k, int64_t j) {
+              Value row = mul(k, c(V_));
+              Value inRow = add(row, c(j * W_));
+              return add(col, inRow);
+            }};
+  }
+
+  // Calls fn for every tile of the task's columns: whole tiles, then (a
+  // head split over threads leaves parts narrower than a tile) one tile of
+  // each power-of-two number of vectors below the tile's that still fits,
+  // then masked vectors.
+  void forEachTile(function_ref<void(Value col, int64_t n, Value mask)> fn) {
+    Value columns = sub(vEnd_, vBegin_);
+    Value tiles = div(columns, c(tile_));
+    Value whole = mul(tiles, c(tile_));
+    Value tilesEnd = add(vBegin_, whole);
+    loop(vBegin_, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
+      fn(col, tile_ / W_, Value());
+      return SmallVector<Value>{};
+    });
+    Value rest = tilesEnd;
+    for (int64_t m = pow2Below(tile_ / W_); m >= 1; m /= 2) {
+      Value width = c(m * W_);
+      Value end = add(rest, mul(div(sub(vEnd_, rest), width), width));
+      loop(rest, end, width, {}, [&](Value col, ValueRange) {
+        fn(col, m, Value());
+        return SmallVector<Value>{};
+      });
+      rest = end;
+    }
+    loop(rest, vEnd_, c(W_), {}, [&](Value col, ValueRange) {
+      Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({W_}, b_.getI1Type()),
+                                                   ValueRange{sub(vEnd_, col)});
+      fn(col, 1, mask);
+      return SmallVector<Value>{};
+    });
+  }
 
   // The largest power of two below n (0 when n <= 1).
   static int64_t pow2Below(int64_t n) {
@@ -194,13 +264,6 @@ class RecurrentEmitter {
     return accs;
   }
 
-  // Where a sweep reads or writes the tile: a memref and the index of
-  // vector j of row k.
-  struct Place {
-    Value mem;
-    std::function<Value(Value k, int64_t j)> at;
-  };
-
   void ifElse(Value cond, function_ref<void()> then, function_ref<void()> otherwise) {
     auto op = b_.create<scf::IfOp>(loc_, TypeRange{}, cond, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b_);
@@ -224,163 +287,394 @@ class RecurrentEmitter {
     return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
   }
 
-  void emitTile(Value col, int64_t n, Value mask) {
-    // initial_state and final_state rows are V apart; between tokens the tile
+  // ---- The block's per-token rows, once per task and block ----
+
+  // Scratch offsets after the packed tile. Token j of the block: its gated
+  // key (x = 0: P ⊙ key), gated queries (x = 1 .. R: P ⊙ query of readout
+  // x - 1) and row factor (x = 1 + R: key / P for a cheap sweep; for a full
+  // one the key, times decay[t + 1] for a pair's first token), P being the
+  // product of the decays since the tile last held S. Pair i's scale (the P
+  // of its last token; a full sweep's S = scale ⊙ S̃ + ...). Token j's
+  // scalars: whether its group's sweep is full (1 or 0; the group's first
+  // token), k · q of each readout, and for a pair's second token the
+  // corrections k_t · (decay_{t+1} ⊙ k_{t+1}) and, per readout,
+  // k_t · (decay_{t+1} ⊙ q_{t+1}). Then P of the last group, and of the
+  // pair's two tokens while it is computed.
+  int64_t scaleBase() const { return K_ * tile_ + kBlockTokens * (2 + R_) * K_; }
+  int64_t scalarBase() const { return scaleBase() + kBlockTokens / 2 * K_; }
+  static int64_t scalarsPerToken(int64_t R) { return 2 + 2 * R; }
+  int64_t runAt() const { return scalarBase() + kBlockTokens * scalarsPerToken(R_); }
+  int64_t pairPAt(int64_t i) const { return runAt() + (1 + i) * K_; }
+  enum Scalar : int64_t { kFull = 0, kKq = 1 };  // then kq of each readout, the corrections
+  int64_t correctionSlot(int64_t g) const { return 1 + R_ + g; }  // g = 0: key, 1 + r: readout r
+
+  Value rowIndex(Value j, int64_t x, Value k) {
+    Value row = mul(j, c((2 + R_) * K_));
+    Value at = add(row, c(K_ * tile_ + x * K_));
+    return add(at, k);
+  }
+  Value scalarIndex(Value j, int64_t y) {
+    Value row = mul(j, c(scalarsPerToken(R_)));
+    return add(row, c(scalarBase() + y));
+  }
+  Value scaleIndex(Value pair, Value k) {
+    Value row = mul(pair, c(K_));
+    Value at = add(row, c(scaleBase()));
+    return add(at, k);
+  }
+
+  // How far P may get from 1 before a full sweep folds it into the tile:
+  // |S̃| <= |S| / P overflows only past |S| = 2^108, and a channel that
+  // decays by 0.1 per token costs a full sweep every 6 tokens.
+  static constexpr float kMinScale = 1.0f / (1 << 20);
+
+  // Calls fn(at, vector) for the K channels: whole vectors (at = their first
+  // channel), then single channels.
+  void forEachChunk(function_ref<void(int64_t at, bool vector)> fn) {
+    const int64_t vectors = K_ / W_;
+    for (int64_t v = 0; v < vectors; ++v) fn(v * W_, true);
+    for (int64_t k = vectors * W_; k < K_; ++k) fn(k, false);
+  }
+  Value read(Value mem, Value at, bool vector) { return vector ? load(mem, at, Value()) : scalar(mem, at); }
+  void write(Value x, Value mem, Value at) {
+    if (x.getType().isa<VectorType>())
+      store(x, mem, at, Value());
+    else
+      b_.create<memref::StoreOp>(loc_, x, mem, ValueRange{at});
+  }
+  // The decay of token t at channel `at`: a chunk of the row, or the
+  // token's one factor (scalar decay), broadcast to a vector chunk.
+  Value decayAt(Value t, int64_t at, bool vector) {
+    Value row = mul(t, dStride_);
+    if (!scalarDecay_) return read(decay_, add(row, c(at)), vector);
+    Value d = scalar(decay_, row);
+    return vector ? splat(d) : d;
+  }
+  Value constant(float x, bool vector) {
+    if (vector) return b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, x));
+    return b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(x));
+  }
+
+  // The block's groups: pairs from its first token, then its last token
+  // alone if it has an odd count; each group's sweep is full when it is the
+  // block's last, ends a GDR_TOKEN_BLOCK (where the runtime may end a
+  // token-major call) or has a P out of [kMinScale, 1 / kMinScale] (or NaN:
+  // a decay of 0 makes it 0 at once).
+  void emitTokenRows(const Block& block) {
+    Value pairs = div(block.count, c(2));
+    loop(c(0), pairs, c(1), {}, [&](Value pair, ValueRange) {
+      emitGroupRows(block, pair, 2);
+      return SmallVector<Value>{};
+    });
+    Value odd = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, rem(block.count, c(2)), c(0));
+    ifElse(odd, [&] { emitGroupRows(block, pairs, 1); }, [] {});
+  }
+
+  // Group `group` (tokens 2·group and the next, if count is 2) of the block.
+  void emitGroupRows(const Block& block, Value group, int64_t count) {
+    SmallVector<Value> local{mul(group, c(2))};
+    if (count == 2) local.push_back(add(local[0], c(1)));
+    SmallVector<Value> tokens;
+    for (Value j : local) tokens.push_back(add(block.first, j));
+    SmallVector<SmallVector<Value>> rows(count);  // per token: key, then each readout's query row
+    for (int64_t i = 0; i < count; ++i) {
+      rows[i].push_back(mul(tokens[i], kStride_));
+      Value queryRow = mul(tokens[i], qStride_);
+      for (int64_t g = 0; g < R_; ++g) rows[i].push_back(add(queryRow, readout(qReadout_, g)));
+    }
+    auto mem = [&](int64_t g) { return g == 0 ? key_ : query_; };
+    // P of each token (the first's is the last group's times its decay:
+    // 1 after a full sweep, and at the block's start), its gated keys, and
+    // whether any P is out of range.
+    Value first = eq(group, 0);
+    Value low = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(kMinScale));
+    Value high = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(1.0f / kMinScale));
+    Value lowVector = splat(low);
+    Value highVector = splat(high);
+    Value anyVector, anyScalar;
+    forEachChunk([&](int64_t at, bool vector) {
+      Value p;
+      for (int64_t i = 0; i < count; ++i) {
+        Value d = decayAt(tokens[i], at, vector);
+        if (i == 0) {
+          Value prior = read(scratch_, c(runAt() + at), vector);
+          Value one = constant(1.0f, vector);
+          Value from = b_.create<SelectOp>(loc_, first, one, prior);
+          p = mulf(d, from);
+        } else {
+          p = mulf(d, p);
+        }
+        write(p, scratch_, c(pairPAt(i) + at));
+        for (int64_t g = 0; g <= R_; ++g) {
+          Value x = read(mem(g), add(rows[i][g], c(at)), vector);
+          Value gated = mulf(p, x);
+          write(gated, scratch_, rowIndex(local[i], g, c(at)));
+        }
+        Value below = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::ULT, p, vector ? lowVector : low);
+        Value above = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::UGT, p, vector ? highVector : high);
+        Value out = b_.create<arith::OrIOp>(loc_, below, above);
+        Value& any = vector ? anyVector : anyScalar;
+        any = any ? b_.create<arith::OrIOp>(loc_, any, out).getResult() : out;
+      }
+    });
+    Value last = add(local[count - 1], c(1));
+    Value blockEnd = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, last, block.count);
+    Value inBlock = rem(add(tokens[count - 1], c(1)), c(GDR_TOKEN_BLOCK));
+    Value full = b_.create<arith::OrIOp>(loc_, blockEnd, eq(inBlock, 0));
+    if (anyVector) {
+      Value out = b_.create<vector::ReductionOp>(loc_, b_.getI1Type(), "or", anyVector, ValueRange{});
+      full = b_.create<arith::OrIOp>(loc_, full, out);
+    }
+    if (anyScalar) full = b_.create<arith::OrIOp>(loc_, full, anyScalar);
+    Value fullFloat = b_.create<SelectOp>(loc_, full, constant(1.0f, false), constant(0.0f, false));
+    b_.create<memref::StoreOp>(loc_, fullFloat, scratch_, ValueRange{scalarIndex(local[0], kFull)});
+    // Row factors, the scale and the P the next group starts from.
+    forEachChunk([&](int64_t at, bool vector) {
+      Value nextDecay = count == 2 ? decayAt(tokens[1], at, vector) : Value();
+      for (int64_t i = 0; i < count; ++i) {
+        Value p = read(scratch_, c(pairPAt(i) + at), vector);
+        Value key = read(key_, add(rows[i][0], c(at)), vector);
+        Value whole = i == 0 && nextDecay ? mulf(nextDecay, key) : key;
+        Value cheap = b_.create<arith::DivFOp>(loc_, key, p);
+        Value factor = b_.create<SelectOp>(loc_, full, whole, cheap);
+        write(factor, scratch_, rowIndex(local[i], 1 + R_, c(at)));
+      }
+      Value p = read(scratch_, c(pairPAt(count - 1) + at), vector);
+      write(p, scratch_, add(scaleIndex(group, c(0)), c(at)));
+      Value one = constant(1.0f, vector);
+      Value restart = b_.create<SelectOp>(loc_, full, one, p);
+      write(restart, scratch_, c(runAt() + at));
+    });
+    // The dot products.
+    for (int64_t i = 0; i < count; ++i) {
+      for (int64_t g = 0; g < R_; ++g) {
+        Value kq = gatedDot(rows[i][0], Value(), query_, rows[i][1 + g]);
+        b_.create<memref::StoreOp>(loc_, kq, scratch_, ValueRange{scalarIndex(local[i], kKq + g)});
+      }
+    }
+    if (count == 2) {
+      for (int64_t g = 0; g <= R_; ++g) {
+        Value correction = gatedDot(rows[0][0], tokens[1], mem(g), rows[1][g]);
+        b_.create<memref::StoreOp>(loc_, correction, scratch_,
+                                   ValueRange{scalarIndex(local[1], correctionSlot(g))});
+      }
+    }
+  }
+
+  // Σ_k key[keyRow + k] · decay_t[k] · mem[row + k] (no decay without
+  // token t): whole vectors, one fixed-order reduction, then scalars.
+  Value gatedDot(Value keyRow, Value t, Value mem, Value row) {
+    Value sum = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(0.0f));
+    Value acc;
+    forEachChunk([&](int64_t at, bool vector) {
+      Value key = read(key_, add(keyRow, c(at)), vector);
+      if (t) key = mulf(key, decayAt(t, at, vector));
+      Value other = read(mem, add(row, c(at)), vector);
+      if (vector) {
+        acc = fma(key, other, acc ? acc : zero_);
+        return;
+      }
+      if (acc) {
+        sum = b_.create<vector::ReductionOp>(loc_, f32_, "add", acc, ValueRange{});
+        acc = Value();
+      }
+      sum = b_.create<arith::AddFOp>(loc_, sum, mulf(key, other));
+    });
+    if (acc) sum = b_.create<vector::ReductionOp>(loc_, f32_, "add", acc, ValueRange{});
+    return sum;
+  }
+
+  // ---- One tile over one block ----
+
+  void emitTile(const Block& block, Value col, int64_t n, Value mask) {
+    // The tile starts from initial_state in the first block, from the
+    // final_state the block before wrote in the others; between tokens it
     // lives packed in the worker's scratch (rows n·W apart), which uses every
     // L1 set instead of the few a strided tile maps to.
-    Place initial{s0_, [&, col](Value k, int64_t j) {
-                    Value row = mul(k, c(V_));
-                    Value inRow = add(row, c(j * W_));
-                    return add(col, inRow);
-                  }};
-    Place final{s1_, initial.at};
+    Value sourceMem = b_.create<SelectOp>(loc_, block.isFirst, s0_, s1_);
+    Place source = statePlace(sourceMem, col);
+    Place final = statePlace(s1_, col);
     Place packed{scratch_, [&](Value k, int64_t j) {
                    Value row = mul(k, c(n * W_));
                    return add(row, c(j * W_));
                  }};
-    auto eq = [&](Value x, int64_t v) {
-      return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, x, c(v)).getResult();
-    };
-    ifElse(eq(T_, 0), [&] {
-      // T = 0: the final state is the initial state.
-      streamedOrCached(mask, n, [&](bool stream) {
-        sweepRows({}, [&](Value k, ValueRange) {
-          for (int64_t j = 0; j < n; ++j) {
-            Value s = load(s0_, initial.at(k, j), mask);
-            store(s, s1_, final.at(k, j), mask, stream);
-          }
-          return SmallVector<Value>{};
-        });
-      });
+    Tile tile{block, col, n, mask};
+    ifElse(eq(block.count, 1), [&] {
+      // One token: its sums over the state (read only), then the sweep
+      // that writes final_state.
+      SmallVector<Value> sums = emitFirstSums(source, nullptr, 1, n, mask);
+      emitGroup(tile, c(0), 1, 0, source, final, sums);
     }, [&] {
-      // Token 0's sums Sᵀdk, Sᵀdq over the initial state (read only).
-      emitRunningDecay(c(0), Value());
-      SmallVector<Value> sums = sweepRows(zeros((1 + R_) * n), [&](Value k, ValueRange acc) {
-        SmallVector<Value> gated;
-        for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, add(c(gatedAt(g)), k))));
-        SmallVector<Value> next(acc.begin(), acc.end());
-        for (int64_t j = 0; j < n; ++j) {
-          Value s = load(s0_, initial.at(k, j), mask);
-          for (int64_t g = 0; g <= R_; ++g) next[g * n + j] = fma(s, gated[g], acc[g * n + j]);
-        }
-        return next;
+      // Pairs (the first sweep packs the state while it sums), and the
+      // last token alone if the count is odd.
+      SmallVector<Value> acc = emitFirstSums(source, &packed, 2, n, mask);
+      Value pairs = div(block.count, c(2));
+      Value lastPair = mul(sub(pairs, c(1)), c(2));
+      acc = loop(c(0), lastPair, c(2), acc, [&](Value j, ValueRange a) {
+        return emitGroup(tile, j, 2, 2, packed, packed, a);
       });
-      ifElse(eq(T_, 1), [&] {
-        emitToken(col, c(0), initial, final, n, mask, sums, /*last=*/true);
+      Value odd = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, rem(block.count, c(2)), c(0));
+      ifElse(odd, [&] {
+        SmallVector<Value> single = emitGroup(tile, lastPair, 2, 1, packed, packed, acc);
+        emitGroup(tile, sub(block.count, c(1)), 1, 0, packed, final, single);
       }, [&] {
-        SmallVector<Value> acc = emitToken(col, c(0), initial, packed, n, mask, sums, false);
-        Value last = sub(T_, c(1));
-        Value second = c(1), step = c(1);
-        acc = loop(second, last, step, acc, [&](Value t, ValueRange a) {
-          return emitToken(col, t, packed, packed, n, mask, a, false);
-        });
-        emitToken(col, last, packed, final, n, mask, acc, /*last=*/true);
+        emitGroup(tile, lastPair, 2, 0, packed, final, acc);
       });
     });
   }
 
-  // Emits `sweep(stream)` for a tile of n vectors twice, chosen by the
-  // streaming flag at run time; once, cached, for masked vectors (no
-  // non-temporal masked store) and tiles that are not whole cache lines or
-  // follow ones that are not (rows start lines, LowerToLLVM.cpp).
-  void streamedOrCached(Value mask, int64_t n, function_ref<void(bool stream)> sweep) {
-    if (!streaming_ || mask || (n * W_) % kLineFloats != 0) return sweep(false);
-    ifElse(streaming_, [&] { sweep(true); }, [&] { sweep(false); });
+  struct Tile {
+    const Block& block;
+    Value col;
+    int64_t n;
+    Value mask;
+  };
+
+  // The sums of the first group's `count` tokens over the state, copying it
+  // into `pack` on the way if given.
+  SmallVector<Value> emitFirstSums(const Place& source, const Place* pack, int64_t count, int64_t n,
+                                   Value mask) {
+    return sweepRows(zeros(count * (1 + R_) * n), [&](Value k, ValueRange acc) {
+      SmallVector<Value> gated = gatedRow(c(0), k, count);
+      SmallVector<Value> next(acc.begin(), acc.end());
+      for (int64_t j = 0; j < n; ++j) {
+        Value s = load(source.mem, source.at(k, j), mask);
+        if (pack) store(s, pack->mem, pack->at(k, j), mask);
+        accumulate(s, gated, j, n, next);
+      }
+      return next;
+    });
   }
 
-  // Finishes token t (delta, the R outputs) from its sums `acc` (Sᵀdk, then
-  // Sᵀdq of each readout), then sweeps the tile from `source` to `dest`,
-  // accumulating the sums of token t + 1 on the way unless t is the last
-  // token (whose sweep writes final_state, streamed or cached).
+  // Row k's broadcasts of the gated keys and queries of the `count` tokens
+  // from block token j (token i's key, then its readouts' queries).
+  SmallVector<Value> gatedRow(Value j, Value k, int64_t count) {
+    SmallVector<Value> gated;
+    for (int64_t i = 0; i < count; ++i) {
+      Value token = i == 0 ? j : add(j, c(i));
+      for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, rowIndex(token, g, k))));
+    }
+    return gated;
+  }
+  // acc[x · n + j] += s · gated[x] for every gated row x (vector j of a row).
+  void accumulate(Value s, ArrayRef<Value> gated, int64_t j, int64_t n, SmallVector<Value>& acc) {
+    for (size_t x = 0; x < gated.size(); ++x) acc[x * n + j] = fma(s, gated[x], acc[x * n + j]);
+  }
+
+  // Emits `sweep(stream)` for a tile of n vectors twice, chosen by `stream`
+  // at run time; once, cached, for masked vectors (no non-temporal masked
+  // store) and tiles that are not whole cache lines or follow ones that are
+  // not (rows start lines, LowerToLLVM.cpp).
+  void streamedOrCached(Value stream, Value mask, int64_t n, function_ref<void(bool stream)> sweep) {
+    if (!streaming_ || mask || (n * W_) % kLineFloats != 0) return sweep(false);
+    ifElse(stream, [&] { sweep(true); }, [&] { sweep(false); });
+  }
+
+  // Finishes the group of `count` tokens from block token j (delta, the
+  // outputs) from their sums `acc` (per token: Sᵀdk, then Sᵀdq of each
+  // readout, over the tile before the group), then sweeps the tile from
+  // `source` to `dest` with the group's updates, accumulating the sums of
+  // the next group's `nextCount` tokens on the way; none (0) after the
+  // block's last token, whose sweep writes final_state (streamed or cached
+  // in the task's last block).
   //
-  // The update is S̃ += (k / P) ⊗ delta (cheap), or S = diag(P) S̃ + k ⊗
-  // delta (full: emitRowFactors says when), as the file's comment says.
-  SmallVector<Value> emitToken(Value col, Value t, const Place& source, const Place& dest,
-                               int64_t n, Value mask, ValueRange acc, bool last) {
-    Value keyRow = mul(t, kStride_);
-    Value queryRow = mul(t, qStride_);
-    Value valueRow = add(mul(t, vStride_), col);
-    Value outRow = add(mul(t, oStride_), col);
-    Value beta = splat(scalar(beta_, mul(t, bStride_)));
-    SmallVector<Value> delta(n);
-    for (int64_t j = 0; j < n; ++j) {
-      Value v = load(value_, add(valueRow, c(j * W_)), mask);
-      delta[j] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, acc[j]));
-    }
-    for (int64_t g = 0; g < R_; ++g) {
-      Value kq = splat(dot(keyRow, add(queryRow, readout(qReadout_, g))));
-      Value row = add(outRow, readout(oReadout_, g));
-      for (int64_t j = 0; j < n; ++j) {
-        Value out = fma(kq, delta[j], acc[(1 + g) * n + j]);
-        store(out, out_, add(row, c(j * W_)), mask);
+  // A pair's second token sees the first's update through its sums'
+  // corrections: Sᵀdk of token t + 1 over the tile after token t is its sum
+  // over the tile before plus (k_t · (decay_{t+1} ⊙ k_{t+1})) delta_t, and
+  // likewise for each query. The update is S̃ += Σ_i f_i ⊗ delta_i (cheap),
+  // or S = scale ⊙ S̃ + Σ_i f_i ⊗ delta_i (full), f_i the tokens' row
+  // factors.
+  SmallVector<Value> emitGroup(const Tile& tile, Value j, int64_t count, int64_t nextCount,
+                               const Place& source, const Place& dest, ValueRange acc) {
+    const int64_t n = tile.n;
+    const Value mask = tile.mask;
+    const int64_t perToken = (1 + R_) * n;
+    SmallVector<Value> local{j};
+    if (count == 2) local.push_back(add(j, c(1)));
+    SmallVector<Value> tokens;
+    for (Value x : local) tokens.push_back(add(tile.block.first, x));
+    SmallVector<SmallVector<Value>> delta(count, SmallVector<Value>(n));
+    for (int64_t i = 0; i < count; ++i) {
+      Value token = tokens[i];
+      Value valueRow = add(mul(token, vStride_), tile.col);
+      Value outRow = add(mul(token, oStride_), tile.col);
+      Value beta = splat(scalar(beta_, mul(token, bStride_)));
+      // The first token's update as the second token's sums see it.
+      auto corrected = [&](Value sum, int64_t g, int64_t x, Value* factor) {
+        if (i == 0) return sum;
+        if (!*factor) *factor = splat(scalar(scratch_, scalarIndex(local[1], correctionSlot(g))));
+        return fma(*factor, delta[0][x], sum);
+      };
+      Value keyFactor;
+      for (int64_t x = 0; x < n; ++x) {
+        Value v = load(value_, add(valueRow, c(x * W_)), mask);
+        Value predicted = corrected(acc[i * perToken + x], 0, x, &keyFactor);
+        delta[i][x] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, predicted));
+      }
+      for (int64_t g = 0; g < R_; ++g) {
+        Value kq = splat(scalar(scratch_, scalarIndex(local[i], kKq + g)));
+        Value outAt = add(outRow, readout(oReadout_, g));
+        Value queryFactor;
+        for (int64_t x = 0; x < n; ++x) {
+          Value sq = corrected(acc[i * perToken + (1 + g) * n + x], 1 + g, x, &queryFactor);
+          Value out = fma(kq, delta[i][x], sq);
+          store(out, out_, add(outAt, c(x * W_)), mask);
+        }
       }
     }
-    // Scalar decay: P is one float, broadcast once per token.
-    Value tokenScale = scalarDecay_ ? splat(scalar(scratch_, c(runAt()))) : Value();
-    // Scalar decay's cheap update k ⊗ (delta / P): the division once per
-    // token, not per row.
-    SmallVector<Value> scaledDelta = delta;
-    Value full;
-    if (!last) {
-      full = emitRowFactors(t, keyRow);
-      if (scalarDecay_) {
-        Value one = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(1.0f));
-        Value inverse = b_.create<arith::DivFOp>(loc_, one, scalar(scratch_, c(runAt())));
-        Value inverseVector = splat(inverse);
-        for (int64_t j = 0; j < n; ++j) scaledDelta[j] = mulf(delta[j], inverseVector);
-      }
-      emitRunningDecay(add(t, c(1)), full);
-      if (prefetch_ > 0) emitPrefetch(col, t, n);
-    }
-    // Row k of a sweep: S = scale · S̃ + key · delta (full), or
-    // S̃ += key · delta (cheap, no scale): the row's broadcasts, once per row.
-    struct RowUpdate {
-      Value scale, key;
-      const SmallVector<Value>& delta;
+    const bool last = nextCount == 0;
+    if (!last && prefetch_ > 0)
+      for (Value token : tokens) emitPrefetch(tile.col, token, n);
+    Value pair = div(j, c(2));
+    // Row k of a sweep: the scale (full only) and each token's row factor,
+    // broadcast once per row.
+    auto rowFactors = [&](Value k, bool isFull) {
+      SmallVector<Value> f;
+      if (isFull) f.push_back(splat(scalar(scratch_, scaleIndex(pair, k))));
+      for (int64_t i = 0; i < count; ++i) f.push_back(splat(scalar(scratch_, rowIndex(local[i], 1 + R_, k))));
+      return f;
     };
-    auto rowUpdate = [&](Value k, bool isFull) -> RowUpdate {
-      auto key = [&] { return splat(scalar(key_, add(keyRow, k))); };
-      if (scalarDecay_) return {isFull ? tokenScale : Value(), key(), isFull ? delta : scaledDelta};
-      Value factor = splat(scalar(scratch_, add(c(last ? runAt() : factorAt()), k)));
-      if (!isFull) return {Value(), factor, delta};
-      return {factor, key(), delta};
-    };
-    auto update = [&](const RowUpdate& u, int64_t j, Value s) {
-      if (u.scale) s = mulf(s, u.scale);
-      return fma(u.key, u.delta[j], s);
+    auto update = [&](ArrayRef<Value> f, bool isFull, int64_t x, Value s) {
+      if (isFull) s = mulf(s, f[0]);
+      for (int64_t i = 0; i < count; ++i) s = fma(f[(isFull ? 1 : 0) + i], delta[i][x], s);
+      return s;
     };
     if (last) {
-      streamedOrCached(mask, n, [&](bool stream) {
-        NextTile ahead = stream ? nextTile(col, n) : NextTile{};
+      Value stream = streaming_ ? b_.create<arith::AndIOp>(loc_, streaming_, tile.block.isLast).getResult() : Value();
+      streamedOrCached(stream, mask, n, [&](bool streamed) {
+        NextTile ahead = streamed ? nextTile(tile.col, n) : NextTile{};
         sweepRows({}, [&](Value k, ValueRange) {
-          RowUpdate u = rowUpdate(k, /*isFull=*/true);
-          if (stream) prefetchRow(ahead, k, n);
-          for (int64_t j = 0; j < n; ++j) {
-            Value s = load(source.mem, source.at(k, j), mask);
-            s = update(u, j, s);
-            store(s, dest.mem, dest.at(k, j), mask, stream);
+          SmallVector<Value> f = rowFactors(k, /*isFull=*/true);
+          if (streamed) prefetchRow(ahead, k, n);
+          for (int64_t x = 0; x < n; ++x) {
+            Value s = load(source.mem, source.at(k, x), mask);
+            s = update(f, true, x, s);
+            store(s, dest.mem, dest.at(k, x), mask, streamed);
           }
           return SmallVector<Value>{};
         });
       });
       return {};
     }
+    Value next = add(j, c(count));
     auto sweep = [&](bool isFull) {
-      return sweepRows(zeros((1 + R_) * n), [&](Value k, ValueRange sums) {
-        RowUpdate u = rowUpdate(k, isFull);
-        SmallVector<Value> gated;
-        for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, add(c(gatedAt(g)), k))));
-        SmallVector<Value> next(sums.begin(), sums.end());
-        for (int64_t j = 0; j < n; ++j) {
-          Value s = load(source.mem, source.at(k, j), mask);
-          s = update(u, j, s);
-          store(s, dest.mem, dest.at(k, j), mask);
-          for (int64_t g = 0; g <= R_; ++g) next[g * n + j] = fma(s, gated[g], sums[g * n + j]);
+      return sweepRows(zeros(nextCount * perToken), [&](Value k, ValueRange sums) {
+        SmallVector<Value> f = rowFactors(k, isFull);
+        SmallVector<Value> gated = gatedRow(next, k, nextCount);
+        SmallVector<Value> out(sums.begin(), sums.end());
+        for (int64_t x = 0; x < n; ++x) {
+          Value s = load(source.mem, source.at(k, x), mask);
+          s = update(f, isFull, x, s);
+          store(s, dest.mem, dest.at(k, x), mask);
+          accumulate(s, gated, x, n, out);
         }
-        return next;
+        return out;
       });
     };
-    return ifElseValues(full, (1 + R_) * n, [&] { return sweep(true); }, [&] { return sweep(false); });
+    Value fullFloat = scalar(scratch_, scalarIndex(j, kFull));
+    Value full = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::ONE, fullFloat, constant(0.0f, false));
+    return ifElseValues(full, nextCount * perToken, [&] { return sweep(true); },
+                        [&] { return sweep(false); });
   }
 
   // Where the tile read after this one starts: the next tile of the task's
@@ -405,193 +699,34 @@ class RecurrentEmitter {
   // Offset of readout g: g · stride (no op for the first).
   Value readout(Value stride, int64_t g) { return g == 0 ? c(0) : mul(stride, c(g)); }
 
-  // Scratch offset of the gated keys of the token whose sums the next sweep
-  // accumulates (after the packed tile): g = 0 is P ⊙ key, g ≥ 1 P ⊙ query
-  // of readout g - 1. Computing them once per token keeps the sweep's
-  // per-row scalars to broadcasts from memory, which use load ports instead
-  // of the FMA ports.
-  int64_t gatedAt(int64_t g) const { return K_ * tile_ + g * K_; }
-  // P, the product of the decays of the tokens since the tile last held S
-  // (one float with scalar decay), then the row factors of the next sweep.
-  int64_t runAt() const { return gatedAt(1 + R_); }
-  int64_t factorAt() const { return runAt() + K_; }
-
-  // How far P may get from 1 before a full sweep folds it into the tile:
-  // |S̃| <= |S| / P overflows only past |S| = 2^108, and a channel that
-  // decays by 0.1 per token costs a full sweep every 6 tokens.
-  static constexpr float kMinScale = 1.0f / (1 << 20);
-
-  // Token t's P (the previous token's times decay[t], or decay[t] alone
-  // after a full sweep: `restart`, null for the first token) and its gated
-  // keys, into scratch.
-  void emitRunningDecay(Value t, Value restart) {
-    Value keyRow = mul(t, kStride_);
-    Value queryRow = mul(t, qStride_);
-    Value decayRow = mul(t, dStride_);
-    SmallVector<Value> rows{keyRow};  // key, then each readout's query row
-    SmallVector<Value> mems{key_};
-    for (int64_t g = 0; g < R_; ++g) {
-      rows.push_back(add(queryRow, readout(qReadout_, g)));
-      mems.push_back(query_);
-    }
-    // P times decay: scalars or vectors of either.
-    auto running = [&](Value decay, int64_t at) {
-      if (!restart) return decay;
-      Value atIndex = c(at);
-      Value previous = decay.getType().isa<VectorType>() ? load(scratch_, atIndex, Value()) : scalar(scratch_, atIndex);
-      Value one = b_.create<arith::ConstantOp>(loc_, decay.getType(), oneAttr(decay.getType()));
-      Value from = b_.create<SelectOp>(loc_, restart, one, previous);
-      return mulf(decay, from);
-    };
-    auto write = [&](Value x, int64_t at) {
-      if (x.getType().isa<VectorType>())
-        store(x, scratch_, c(at), Value());
-      else
-        b_.create<memref::StoreOp>(loc_, x, scratch_, ValueRange{c(at)});
-    };
-    const int64_t vectors = K_ / W_;
-    Value tokenScale, tokenScaleVector;
-    if (scalarDecay_) {
-      tokenScale = running(scalar(decay_, decayRow), runAt());
-      write(tokenScale, runAt());
-      tokenScaleVector = splat(tokenScale);
-    }
-    for (int64_t i = 0; i < vectors; ++i) {
-      Value p = tokenScaleVector;
-      if (!scalarDecay_) {
-        Value d = load(decay_, add(decayRow, c(i * W_)), Value());
-        p = running(d, runAt() + i * W_);
-        write(p, runAt() + i * W_);
-      }
-      for (int64_t g = 0; g <= R_; ++g) {
-        Value x = mulf(p, load(mems[g], add(rows[g], c(i * W_)), Value()));
-        write(x, gatedAt(g) + i * W_);
-      }
-    }
-    for (int64_t k = vectors * W_; k < K_; ++k) {
-      Value p = tokenScale;
-      if (!scalarDecay_) {
-        Value d = scalar(decay_, add(decayRow, c(k)));
-        p = running(d, runAt() + k);
-        write(p, runAt() + k);
-      }
-      for (int64_t g = 0; g <= R_; ++g) {
-        Value x = mulf(p, scalar(mems[g], add(rows[g], c(k))));
-        write(x, gatedAt(g) + k);
-      }
-    }
-  }
-
-  // Whether token t's sweep is a full one (its P out of range or NaN, or
-  // the last token of a GDR_TOKEN_BLOCK, which the runtime may end a call
-  // with) and, for channel decay, its row factors into scratch: P for a
-  // full sweep, key / P for the cheap one.
-  Value emitRowFactors(Value t, Value keyRow) {
-    const int64_t vectors = K_ / W_;
-    Value low = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(kMinScale));
-    Value high = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(1.0f / kMinScale));
-    auto outside = [&](Value p, Value lowest, Value highest) {
-      Value below = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::ULT, p, lowest);
-      Value above = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::UGT, p, highest);
-      return b_.create<arith::OrIOp>(loc_, below, above).getResult();
-    };
-    Value next = add(t, c(1));
-    Value inBlock = b_.create<arith::RemUIOp>(loc_, next, c(GDR_TOKEN_BLOCK));
-    Value full = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, inBlock, c(0));
-    if (scalarDecay_) {
-      Value out = outside(scalar(scratch_, c(runAt())), low, high);
-      return b_.create<arith::OrIOp>(loc_, full, out);
-    }
-    if (vectors > 0) {
-      Value lowVector = splat(low);
-      Value highVector = splat(high);
-      Value any;
-      for (int64_t i = 0; i < vectors; ++i) {
-        Value p = load(scratch_, c(runAt() + i * W_), Value());
-        Value out = outside(p, lowVector, highVector);
-        any = any ? b_.create<arith::OrIOp>(loc_, any, out).getResult() : out;
-      }
-      Value out = b_.create<vector::ReductionOp>(loc_, b_.getI1Type(), "or", any, ValueRange{});
-      full = b_.create<arith::OrIOp>(loc_, full, out);
-    }
-    for (int64_t k = vectors * W_; k < K_; ++k) {
-      Value out = outside(scalar(scratch_, c(runAt() + k)), low, high);
-      full = b_.create<arith::OrIOp>(loc_, full, out);
-    }
-    for (int64_t i = 0; i < vectors; ++i) {
-      Value p = load(scratch_, c(runAt() + i * W_), Value());
-      Value key = load(key_, add(keyRow, c(i * W_)), Value());
-      Value cheap = b_.create<arith::DivFOp>(loc_, key, p);
-      Value factor = b_.create<SelectOp>(loc_, full, p, cheap);
-      store(factor, scratch_, c(factorAt() + i * W_), Value());
-    }
-    for (int64_t k = vectors * W_; k < K_; ++k) {
-      Value p = scalar(scratch_, c(runAt() + k));
-      Value key = scalar(key_, add(keyRow, c(k)));
-      Value cheap = b_.create<arith::DivFOp>(loc_, key, p);
-      Value factor = b_.create<SelectOp>(loc_, full, p, cheap);
-      b_.create<memref::StoreOp>(loc_, factor, scratch_, ValueRange{c(factorAt() + k)});
-    }
-    return full;
-  }
-
-  // Prefetches the rows token t + prefetch will use (clamped to the last
-  // token): key, decay and each query, beta, the tile's value columns for
-  // reading, its output columns for writing. One prefetch per 64-byte line.
+  // Prefetches the rows of token t + prefetch (clamped to the last token)
+  // that the tile reads apart from the block's rows: beta, the tile's value
+  // columns for reading, its output columns for writing. One prefetch per
+  // 64-byte line.
   void emitPrefetch(Value col, Value t, int64_t n) {
     Value ahead = add(t, c(prefetch_));
     Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
     Value token = b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1)));
-    Value keyRow = mul(token, kStride_);
-    Value queryRow = mul(token, qStride_);
-    Value decayRow = mul(token, dStride_);
-    SmallVector<Value> queryRows, outRows;
+    SmallVector<Value> outRows;
     Value valueRow = add(mul(token, vStride_), col);
     Value outRow = add(mul(token, oStride_), col);
-    for (int64_t g = 0; g < R_; ++g) {
-      queryRows.push_back(add(queryRow, readout(qReadout_, g)));
-      outRows.push_back(add(outRow, readout(oReadout_, g)));
-    }
-    for (int64_t k = 0; k < K_; k += kLineFloats) {
-      prefetch(key_, add(keyRow, c(k)), /*write=*/false);
-      if (!scalarDecay_) prefetch(decay_, add(decayRow, c(k)), /*write=*/false);
-      for (Value row : queryRows) prefetch(query_, add(row, c(k)), /*write=*/false);
-    }
-    // The token's scalars too: token-major, they are H floats apart, a line
-    // per token that no hardware prefetcher follows, and beta is on the path
-    // to every column's delta.
+    for (int64_t g = 0; g < R_; ++g) outRows.push_back(add(outRow, readout(oReadout_, g)));
+    // Token-major, beta is H floats apart per token, a line per token that
+    // no hardware prefetcher follows, and it is on the path to every
+    // column's delta.
     Value betaAt = mul(token, bStride_);
     prefetch(beta_, betaAt, /*write=*/false);
-    if (scalarDecay_) prefetch(decay_, decayRow, /*write=*/false);
     for (int64_t j = 0; j < n * W_; j += kLineFloats) {
       prefetch(value_, add(valueRow, c(j)), /*write=*/false);
       for (Value row : outRows) prefetch(out_, add(row, c(j)), /*write=*/true);
     }
   }
 
-  // k_t · q_t (rows at keyRow, queryRow): whole vectors, one fixed-order
-  // reduction, then scalars.
-  Value dot(Value keyRow, Value queryRow) {
-    Value sum = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(0.0f));
-    const int64_t vectors = K_ / W_;
-    if (vectors > 0) {
-      Value acc = zero_;
-      for (int64_t i = 0; i < vectors; ++i) {
-        Value key = load(key_, add(keyRow, c(i * W_)), Value());
-        Value query = load(query_, add(queryRow, c(i * W_)), Value());
-        acc = fma(key, query, acc);
-      }
-      sum = b_.create<vector::ReductionOp>(loc_, f32_, "add", acc, ValueRange{});
-    }
-    for (int64_t k = vectors * W_; k < K_; ++k) {
-      Value key = scalar(key_, add(keyRow, c(k)));
-      Value query = scalar(query_, add(queryRow, c(k)));
-      sum = b_.create<arith::AddFOp>(loc_, sum, mulf(key, query));
-    }
-    return sum;
-  }
-
   Value c(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
+  Value eq(Value x, int64_t v) {
+    Value constantV = c(v);
+    return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, x, constantV).getResult();
+  }
   void prefetch(Value mem, Value i, bool write) {
     b_.create<memref::PrefetchOp>(loc_, mem, ValueRange{i}, write, /*localityHint=*/3,
                                   /*isDataCache=*/true);
@@ -600,16 +735,12 @@ class RecurrentEmitter {
   Value sub(Value x, Value y) { return b_.create<arith::SubIOp>(loc_, x, y); }
   Value mul(Value x, Value y) { return b_.create<arith::MulIOp>(loc_, x, y); }
   Value div(Value x, Value y) { return b_.create<arith::DivUIOp>(loc_, x, y); }
+  Value rem(Value x, Value y) { return b_.create<arith::RemUIOp>(loc_, x, y); }
   Value mulf(Value x, Value y) { return b_.create<arith::MulFOp>(loc_, x, y); }
   Value fma(Value x, Value y, Value acc) { return b_.create<vector::FMAOp>(loc_, x, y, acc); }
   Value splat(Value s) { return b_.create<vector::BroadcastOp>(loc_, vec_, s); }
   Value scalar(Value mem, Value i) { return b_.create<memref::LoadOp>(loc_, mem, ValueRange{i}); }
   SmallVector<Value> zeros(int64_t count) { return SmallVector<Value>(count, zero_); }
-  // 1.0 as an attribute of f32 or of the vector type.
-  Attribute oneAttr(Type type) {
-    if (type.isa<VectorType>()) return DenseElementsAttr::get(vec_, 1.0f);
-    return b_.getF32FloatAttr(1.0f);
-  }
   Value load(Value mem, Value i, Value mask) {
     if (mask)
       return b_.create<vector::MaskedLoadOp>(loc_, vec_, mem, ValueRange{i}, mask, zero_);
@@ -632,10 +763,9 @@ class RecurrentEmitter {
   Type f32_;
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
-  Value vEnd_, streaming_;
+  Value vBegin_, vEnd_, streaming_;
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
 };
-
 struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
   void runOnOperation() override {
     SmallVector<KernelOp> kernels;

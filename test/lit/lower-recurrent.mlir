@@ -11,46 +11,34 @@
 // CHECK-LABEL: func private @w16_body(
 // One task: the 8 tensors, the scratch and the next task's initial state,
 // T, six token strides (query, key, value, decay, beta, out), two readout
-// strides (query, out), v_begin, v_end, the streaming flag. Scratch
-// K·(v_tile + 3 + readouts) = 16·36.
+// strides (query, out), v_begin, v_end, the streaming flag. Scratch: the
+// packed tile, 128 tokens' rows and scalars, a scale per pair, three rows
+// of P: 16·32 + 128·(3·16 + 4) + 64·16 + 3·16 = 8240.
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 576 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8240 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
-// The first loop is the tile loop: no loop over heads.
+// T = 0 copies the state tile by tile (no loop over heads).
 // CHECK-NOT: scf.for
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK-NOT: scf.for
 // CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]
-// Token 0's sums: one read-only sweep, two accumulators per vector of the tile.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: vector.fma {{.*}} : vector<16xf32>
-// k·q: one fixed-order reduction per token.
-// CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
-// Tokens 1..T-2 carry their sums into one fused sweep each, on the tile
-// packed in scratch, full or cheap (lower-recurrent-forms.mlir): full:
-// load, multiply by P, FMA the update, store, two FMAs for the next token's
-// sums; cheap: load, FMA the update, store, two FMAs.
-// CHECK: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[LAST]] step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-// CHECK: vector.load %[[SCRATCH]]
-// CHECK-NEXT: arith.mulf {{.*}} : vector<16xf32>
-// CHECK-NEXT: vector.fma
-// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
-// CHECK: vector.fma
-// CHECK: vector.fma
+// Else blocks of 128 tokens: each computes its per-token rows once (one
+// k·q reduction per token), then runs its tiles.
 // CHECK: } else {
-// CHECK: vector.load %[[SCRATCH]]
-// CHECK-NEXT: vector.fma
-// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
-// CHECK: vector.fma
-// CHECK: vector.fma
-// No prefetch asked: none in the token sweeps.
-// CHECK-NOT: memref.prefetch
-// The last token, streamed: prefetches a line of each row of the next tile
+// CHECK: %[[BLOCK:.*]] = arith.constant 128 : index
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[T]] step %[[BLOCK]] {
+// CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
+// CHECK: %[[TILE:.*]] = arith.constant 32 : index
+// CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]
+// A block of one token: its sums, one read-only sweep with two accumulators
+// per vector of the tile; then its last sweep, streamed (in the task's
+// last block, if asked): it prefetches a line of each row of the next tile
 // (of this task, else of the next task) and writes whole vectors
 // non-temporally; else cached.
-// CHECK: scf.if %[[STREAM]] {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: %[[LAST_STREAM:.*]] = arith.andi %[[STREAM]], %{{.*}} : i1
+// CHECK: scf.if %[[LAST_STREAM]] {
 // CHECK: %[[IN_TASK:.*]] = arith.cmpi ult, %{{.*}}, %[[V1]] : index
 // CHECK: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
 // CHECK: memref.prefetch %[[AHEAD]]
@@ -58,6 +46,31 @@
 // CHECK: } else {
 // CHECK-NOT: gdr.nontemporal
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] :
+// More tokens: pairs. The first sweep packs the tile into scratch while it
+// sums the first pair (four accumulators per vector); each pair then
+// carries its sums into one fused sweep on the packed tile, full or cheap
+// (lower-recurrent-forms.mlir): full: load, multiply by P, two FMAs (the
+// pair's updates), store, four FMAs for the next pair's sums; cheap: the
+// same without the multiply.
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// No prefetch asked: none in the token sweeps.
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: vector.load %[[SCRATCH]]
+// CHECK-NEXT: arith.mulf {{.*}} : vector<16xf32>
+// CHECK-NEXT: vector.fma
+// CHECK-NEXT: vector.fma
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK-COUNT-4: vector.fma
+// CHECK: } else {
+// CHECK: vector.load %[[SCRATCH]]
+// CHECK-NEXT: vector.fma
+// CHECK-NEXT: vector.fma
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK-COUNT-4: vector.fma
 // Columns past the last whole tile: a tile of one whole vector (none fits
 // here: 8 columns are left), then one masked vector at a time.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16{{.*}} {

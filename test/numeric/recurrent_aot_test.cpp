@@ -40,7 +40,9 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   EXPECT_EQ(AOT_CONSTANT(K), 40);
   EXPECT_EQ(AOT_CONSTANT(V), 72);
   EXPECT_EQ(AOT_CONSTANT(column_align), 8);
-  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * (32 + 4));
+  // The packed tile (K · v_tile), then a block of 128 tokens' rows (gated
+  // key, query and row factor: 3 K) and scalars (4), a scale per pair, 3 K.
+  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * 32 + 128 * (3 * 40 + 4) + 64 * 40 + 3 * 40);
   // The object's info (kernel_abi.h), declared by the header, says the same.
   const int64_t* info = AOT_CONSTANT(info);
   EXPECT_EQ(info[GDR_INFO_ABI_VERSION], GDR_KERNEL_ABI_VERSION);

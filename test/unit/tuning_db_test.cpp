@@ -420,17 +420,16 @@ TEST(TuningDbLookup, AutoTakesTheRouteTheSameBucketFoundFastest) {
   EXPECT_EQ(plan(only_chunked, Route::Auto, {128, 128}, 512, 1).str().rfind("recurrent", 0), 0u);
 }
 
-// No record for either route: the measured default model (plan.cpp),
-// chunked from T = 256 at K = V = 256, recurrent elsewhere.
+// No records for both routes: recurrent, measured faster at every T
+// (plan.cpp), at K = V = 256 too.
 TEST(TuningDbLookup, AutoWithoutRecordsTakesTheMeasuredDefaultRoute) {
   const TuningDb empty;
-  EXPECT_EQ(plan(empty, Route::Auto, {256, 256}, 256, 1).str(), "chunked c16-w16 (default)");
-  EXPECT_EQ(plan(empty, Route::Auto, {256, 512}, 4096, 2).variant.route, Route::Chunked);
-  for (auto [K, V, T] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 255}, {256, 256, 128}, {256, 256, 1},
+  EXPECT_EQ(plan(empty, Route::Auto, {256, 256}, 256, 1).str(), "recurrent w16-vt32-u1-p2 (default)");
+  for (auto [K, V, T] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 4096}, {256, 512, 4096}, {256, 256, 1},
                          {128, 256, 512}, {256, 128, 512}, {128, 128, 4096}})
     EXPECT_EQ(plan(empty, Route::Auto, {K, V}, T, 1).variant.route, Route::Recurrent)
         << "K=" << K << " V=" << V << " T=" << T;
-  // A record for either route replaces the model: recurrent's alone keeps it.
+  // A record for recurrent alone runs it.
   const TuningDb only_recurrent({record("cpu", 0, kUnboundedT, 1, Route::Recurrent, "w16-vt32-u1", 900, 256, 256)},
                                 host("cpu"));
   EXPECT_EQ(plan(only_recurrent, Route::Auto, {256, 256}, 512, 1).str(), "recurrent w16-vt32-u1-p0 (tuned)");

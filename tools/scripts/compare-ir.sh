@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The IR gdr emits must not depend on the compiler that built gdr: runs the
-# dialect's passes with two gdr-opt binaries (the clang and the GCC build) on
-# a grid of recurrent kernels and compares their output byte for byte.
+# The IR gdr emits must not depend on the compiler that built gdr (GCC and
+# clang evaluate function arguments in different orders, so the passes build
+# each op in a statement of its own): runs the dialect's passes with two
+# gdr-opt binaries (the clang and the GCC build) on a grid of recurrent
+# kernels and compares their output byte for byte.
 #   tools/scripts/compare-ir.sh GDR_OPT_A GDR_OPT_B
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 GDR_OPT_A GDR_OPT_B" >&2; exit 2; }
@@ -30,11 +32,16 @@ for kv in "5 12" "16 40" "20 24" "64 80" "128 128"; do
     done
   done
 done >"$kernels"
+# The forms: two readouts, scalar decay, with a scalar tail (K = 5) and a
+# remainder row (unroll 2); whole-line tiles, which stream the final state.
 cat >>"$kernels" <<'EOF'
 gdr.kernel @default_avx512 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>
 gdr.kernel @default_no_target problem <k = 96, v = 80, element_type = f32, route = recurrent>
+gdr.kernel @readouts problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
+gdr.kernel @scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 2> target <cpu = "x86-64", vector_bits = 128>
+gdr.kernel @streaming problem <k = 2, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
 EOF
-n=$((n + 2))
+n=$((n + 5))
 
 status=0
 for passes in "-gdr-attach-schedule -gdr-lower-recurrent" \
