@@ -156,7 +156,8 @@ class RecurrentEmitter {
         });
       });
     }, [&] {
-      loop(c(0), T_, c(kBlockTokens), {}, [&](Value first, ValueRange) {
+      Value begin = c(0), step = c(kBlockTokens);
+      loop(begin, T_, step, {}, [&](Value first, ValueRange) {
         Value left = sub(T_, first);
         Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, left, c(kBlockTokens));
         Value count = b_.create<SelectOp>(loc_, fits, left, c(kBlockTokens));
@@ -362,12 +363,12 @@ class RecurrentEmitter {
   // a decay of 0 makes it 0 at once).
   void emitTokenRows(const Block& block) {
     Value pairs = div(block.count, c(2));
-    loop(c(0), pairs, c(1), {}, [&](Value pair, ValueRange) {
+    Value begin = c(0), step = c(1);
+    loop(begin, pairs, step, {}, [&](Value pair, ValueRange) {
       emitGroupRows(block, pair, 2);
       return SmallVector<Value>{};
     });
-    Value odd = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, rem(block.count, c(2)), c(0));
-    ifElse(odd, [&] { emitGroupRows(block, pairs, 1); }, [] {});
+    ifElse(isOdd(block.count), [&] { emitGroupRows(block, pairs, 1); }, [] {});
   }
 
   // Group `group` (tokens 2·group and the next, if count is 2) of the block.
@@ -419,14 +420,16 @@ class RecurrentEmitter {
     });
     Value last = add(local[count - 1], c(1));
     Value blockEnd = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, last, block.count);
-    Value inBlock = rem(add(tokens[count - 1], c(1)), c(GDR_TOKEN_BLOCK));
+    Value next = add(tokens[count - 1], c(1));
+    Value inBlock = rem(next, c(GDR_TOKEN_BLOCK));
     Value full = b_.create<arith::OrIOp>(loc_, blockEnd, eq(inBlock, 0));
     if (anyVector) {
       Value out = b_.create<vector::ReductionOp>(loc_, b_.getI1Type(), "or", anyVector, ValueRange{});
       full = b_.create<arith::OrIOp>(loc_, full, out);
     }
     if (anyScalar) full = b_.create<arith::OrIOp>(loc_, full, anyScalar);
-    Value fullFloat = b_.create<SelectOp>(loc_, full, constant(1.0f, false), constant(0.0f, false));
+    Value one = constant(1.0f, false), zero = constant(0.0f, false);
+    Value fullFloat = b_.create<SelectOp>(loc_, full, one, zero);
     b_.create<memref::StoreOp>(loc_, fullFloat, scratch_, ValueRange{scalarIndex(local[0], kFull)});
     // Row factors, the scale and the P the next group starts from.
     forEachChunk([&](int64_t at, bool vector) {
@@ -440,7 +443,7 @@ class RecurrentEmitter {
         write(factor, scratch_, rowIndex(local[i], 1 + R_, c(at)));
       }
       Value p = read(scratch_, c(pairPAt(count - 1) + at), vector);
-      write(p, scratch_, add(scaleIndex(group, c(0)), c(at)));
+      write(p, scratch_, scaleIndex(group, c(at)));
       Value one = constant(1.0f, vector);
       Value restart = b_.create<SelectOp>(loc_, full, one, p);
       write(restart, scratch_, c(runAt() + at));
@@ -509,12 +512,13 @@ class RecurrentEmitter {
       // last token alone if the count is odd.
       SmallVector<Value> acc = emitFirstSums(source, &packed, 2, n, mask);
       Value pairs = div(block.count, c(2));
-      Value lastPair = mul(sub(pairs, c(1)), c(2));
-      acc = loop(c(0), lastPair, c(2), acc, [&](Value j, ValueRange a) {
+      Value beforeLast = sub(pairs, c(1));
+      Value lastPair = mul(beforeLast, c(2));
+      Value begin = c(0), step = c(2);
+      acc = loop(begin, lastPair, step, acc, [&](Value j, ValueRange a) {
         return emitGroup(tile, j, 2, 2, packed, packed, a);
       });
-      Value odd = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, rem(block.count, c(2)), c(0));
-      ifElse(odd, [&] {
+      ifElse(isOdd(block.count), [&] {
         SmallVector<Value> single = emitGroup(tile, lastPair, 2, 1, packed, packed, acc);
         emitGroup(tile, sub(block.count, c(1)), 1, 0, packed, final, single);
       }, [&] {
@@ -723,6 +727,11 @@ class RecurrentEmitter {
   }
 
   Value c(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
+  Value isOdd(Value x) {
+    Value parity = rem(x, c(2));
+    Value zero = c(0);
+    return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, parity, zero).getResult();
+  }
   Value eq(Value x, int64_t v) {
     Value constantV = c(v);
     return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, x, constantV).getResult();
