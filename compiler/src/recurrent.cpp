@@ -43,7 +43,8 @@ std::string module_text(const KernelSpec& spec, const RecurrentSchedule& s, cons
                      ", route = recurrent>";
   text += " schedule <vector_width = " + std::to_string(s.vector_width) +
           ", v_tile = " + std::to_string(s.v_tile) + ", unroll = " + std::to_string(s.unroll) +
-          ", prefetch = " + std::to_string(s.prefetch) + ">";
+          ", prefetch = " + std::to_string(s.prefetch) +
+          (s.sweep_tokens != 2 ? ", sweep_tokens = " + std::to_string(s.sweep_tokens) : "") + ">";
   text += " target <cpu = \"" + target.cpu + "\", vector_bits = " +
           std::to_string(target.vector_bits) + ">\n";
   return text;

@@ -17,9 +17,7 @@ namespace gdr::compiler {
 
 namespace {
 
-auto recurrent_key(const RecurrentSchedule& s) {
-  return std::make_tuple(s.vector_width, s.v_tile, s.unroll, s.prefetch);
-}
+auto recurrent_key(const RecurrentSchedule& s) { return s.fields(); }
 
 // The fields of `v` its route reads, comparable.
 auto key(const Variant& v) {
@@ -62,7 +60,7 @@ std::string Variant::name() const {
   const RecurrentSchedule& s = recurrent;
   return "gdr_recurrent" + shape + "w" + std::to_string(s.vector_width) + "_vt" +
          std::to_string(s.v_tile) + "_u" + std::to_string(s.unroll) + "_p" +
-         std::to_string(s.prefetch);
+         std::to_string(s.prefetch) + (s.sweep_tokens != 2 ? "_t" + std::to_string(s.sweep_tokens) : "");
 }
 
 std::string Variant::schedule_str() const {
@@ -70,7 +68,8 @@ std::string Variant::schedule_str() const {
     return chunked.str() + (scheduler == Scheduler::Adams2019 ? kAdamsSuffix : "");
   const RecurrentSchedule& s = recurrent;
   return "w" + std::to_string(s.vector_width) + "-vt" + std::to_string(s.v_tile) + "-u" +
-         std::to_string(s.unroll) + "-p" + std::to_string(s.prefetch);
+         std::to_string(s.unroll) + "-p" + std::to_string(s.prefetch) +
+         (s.sweep_tokens != 2 ? "-t" + std::to_string(s.sweep_tokens) : "");
 }
 
 std::string Variant::str() const {
@@ -116,19 +115,20 @@ bool parse_variant_schedule(Route route, const std::string& text, Variant* v, st
     *error = std::string("route '") + route_name(route) + "' has no tuned schedules";
     return false;
   }
-  long long w = 0, vt = 0, u = 0, p = 0;
-  int used = 0, used_p = 0;
-  const int n = std::sscanf(text.c_str(), "w%lld-vt%lld-u%lld%n-p%lld%n", &w, &vt, &u, &used, &p,
-                            &used_p);
+  long long w = 0, vt = 0, u = 0, p = 0, t = 2;
+  int used = 0, used_p = 0, used_t = 0;
+  const int n = std::sscanf(text.c_str(), "w%lld-vt%lld-u%lld%n-p%lld%n-t%lld%n", &w, &vt, &u,
+                            &used, &p, &used_p, &t, &used_t);
   if (n == 4) used = used_p;
+  if (n == 5) used = used_t;
   if (n < 3 || used != static_cast<int>(text.size()) || w <= 0 || vt <= 0 || u <= 0 || p < 0 ||
-      vt % w != 0) {
+      vt % w != 0 || (t != 1 && t != 2)) {
     *error = "recurrent schedule '" + text +
-             "' is not of the form w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>], "
-             "e.g. w16-vt64-u1-p2";
+             "' is not of the form w<width>-vt<v_tile, a multiple of width>-u<unroll>"
+             "[-p<prefetch>[-t<tokens per sweep, 1 or 2>]], e.g. w16-vt64-u1-p2";
     return false;
   }
-  v->recurrent = RecurrentSchedule{w, vt, u, p};
+  v->recurrent = RecurrentSchedule{w, vt, u, p, t};
   return true;
 }
 
@@ -201,10 +201,20 @@ std::string cache_description(const Variant& v, const Target& target) {
          target.features + "\nmodule " + recurrent_module_text(v.spec(), v.recurrent, target);
 }
 
+namespace {
+
+int64_t vector_registers(const Target& target) {
+  const bool x86 = target.triple.rfind("x86_64", 0) == 0 || target.triple.rfind("i386", 0) == 0 ||
+                   target.triple.rfind("i686", 0) == 0;
+  return mlir::gdr::vectorRegisters(target.vector_bits, x86);
+}
+
+}  // namespace
+
 RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target) {
   const mlir::gdr::RecurrentScheduleKnobs s =
-      mlir::gdr::defaultRecurrentSchedule(K, target.vector_bits);
-  return RecurrentSchedule{s.vectorWidth, s.vTile, s.unroll, s.prefetch};
+      mlir::gdr::defaultRecurrentSchedule(K, target.vector_bits, vector_registers(target));
+  return RecurrentSchedule{s.vectorWidth, s.vTile, s.unroll, s.prefetch, s.sweepTokens};
 }
 
 Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Target& target) {
@@ -217,9 +227,17 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   // same: the tile is clamped to the whole vectors of V (at least one).
   s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));
   // Each readout takes one more accumulator per vector of the tile: the
-  // tile shrinks to what the registers hold.
-  while (s.v_tile > w && s.v_tile / w * (1 + spec.readouts) > mlir::gdr::kMaxSweepAccumulators)
-    s.v_tile -= w;
+  // tile shrinks to what the registers hold. On 16 registers that is half
+  // of them, the deltas and broadcasts need the rest: AVX2 (Zen 3), H = 16,
+  // 32 query heads (2 readouts), K = V = 128, T = 512, 1 thread, one
+  // gdr-bench run (2026-12-02), one token per sweep: 2 / 3 / 4 vectors
+  // (6 / 9 / 12 accumulators) 19.2 / 20.5 / 23.3 ms. Decode, bound by the
+  // state's stream, keeps its wide tile: at T = 1 (H = 32, 1 readout) 8
+  // vectors took 0.202 ms against 0.262 with 4 and 0.38 with 2 or 3.
+  const int64_t registers = vector_registers(target);
+  const int64_t accumulators =
+      registers >= 32 || T <= kDecodeTokens ? mlir::gdr::kMaxSweepAccumulators : registers / 2;
+  while (s.v_tile > w && s.v_tile / w * (1 + spec.readouts) > accumulators) s.v_tile -= w;
   return recurrent_variant(spec, s);
 }
 

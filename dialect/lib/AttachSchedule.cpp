@@ -11,7 +11,9 @@ struct AttachSchedulePass : GdrAttachScheduleBase<AttachSchedulePass> {
       if (kernel.getScheduleAttr()) return;
       const int64_t bits =
           kernel.getTargetAttr() ? kernel.getTargetAttr().getVectorBits() : int64_t(vectorBits);
-      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits));
+      // The module names no architecture: only x86 has 256-bit vectors.
+      const int64_t registers = vectorRegisters(bits, /*x86=*/bits == 256);
+      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits, registers));
     });
   }
 };

@@ -4,7 +4,9 @@
 
 namespace mlir::gdr {
 
-RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits) {
+int64_t vectorRegisters(int64_t vectorBits, bool x86) { return x86 && vectorBits < 512 ? 16 : 32; }
+
+RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers) {
   // The widest vectors of the target.
   const int64_t width = vectorBits / 32;
   // V-tile: as many vectors as keep the packed tile (K x v_tile floats, kept
@@ -22,12 +24,24 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits) {
   // 6.50 ms (+4%; H = 64: +6%); 3, 4 or 8 tokens ahead gained less. Most of
   // it is the write-prefetch of the output row, whose store would otherwise
   // wait for its cache line behind the sweep's stores.
-  return {width, width * vectors, /*unroll=*/1, /*prefetch=*/2};
+  // Tokens per sweep: a pair where the registers hold its accumulators (2
+  // per token and vector of the tile) besides the two tokens' deltas and
+  // broadcasts, one token on 16 registers. AVX2 (AMD Zen 3, 16 ymm
+  // registers, FMA peak ~90 GFLOP/s per core), K = V = 128, H = 32, T = 512,
+  // 1 thread, AOT kernels alternated in one process, 2026-12-02: pairs of 4
+  // vectors spill 175 of 360 instructions of the sweep and reach 60% of
+  // peak; pairs of 2 vectors (8 accumulators, still spilling the deltas)
+  // min 34.0 / median 38.5 ms, one token on 3 or 4 vectors 31.4-31.7 /
+  // 32.7-33.1 ms (K = 64, H = 32: 11.2 / 16.5 against 7.5-8.1 / 12.4-12.7;
+  // K = 256, H = 16: 62.3 / 75.7 against 55.5-63.3 / 63.3-68.6).
+  const int64_t sweepTokens = registers >= 32 ? 2 : 1;
+  return {width, width * vectors, /*unroll=*/1, /*prefetch=*/2, sweepTokens};
 }
 
-ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits) {
-  const RecurrentScheduleKnobs s = defaultRecurrentSchedule(problem.getK(), vectorBits);
-  return ScheduleAttr::get(problem.getContext(), s.vectorWidth, s.vTile, s.unroll, s.prefetch);
+ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers) {
+  const RecurrentScheduleKnobs s = defaultRecurrentSchedule(problem.getK(), vectorBits, registers);
+  return ScheduleAttr::get(problem.getContext(), s.vectorWidth, s.vTile, s.unroll, s.prefetch,
+                           s.sweepTokens);
 }
 
 }  // namespace mlir::gdr

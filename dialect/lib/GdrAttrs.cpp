@@ -126,29 +126,31 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, 
 // ---- #gdr.schedule -------------------------------------------------------
 
 Attribute ScheduleAttr::parse(AsmParser& parser, Type) {
-  int64_t width = 0, tile = 0, unroll = 1, prefetch = 0;
+  int64_t width = 0, tile = 0, unroll = 1, prefetch = 0, sweepTokens = 2;
   SMLoc loc = parser.getCurrentLocation();
   if (parseKeyValues(parser, "schedule",
                      {{"vector_width", integer(&width)},
                       {"v_tile", integer(&tile)},
                       {"unroll", integer(&unroll)},
-                      {"prefetch", integer(&prefetch)}},
+                      {"prefetch", integer(&prefetch)},
+                      {"sweep_tokens", integer(&sweepTokens)}},
                      {"vector_width", "v_tile"}))
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), width, tile,
-                    unroll, prefetch);
+                    unroll, prefetch, sweepTokens);
 }
 
 void ScheduleAttr::print(AsmPrinter& printer) const {
   printer << "<vector_width = " << getVectorWidth() << ", v_tile = " << getVTile()
           << ", unroll = " << getUnroll();
   if (getPrefetch() != 0) printer << ", prefetch = " << getPrefetch();
+  if (getSweepTokens() != 2) printer << ", sweep_tokens = " << getSweepTokens();
   printer << ">";
 }
 
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    int64_t vectorWidth, int64_t vTile, int64_t unroll,
-                                   int64_t prefetch) {
+                                   int64_t prefetch, int64_t sweepTokens) {
   // 16 float lanes is the widest vector of any x86 target (AVX-512).
   if (!isPowerOfTwo(vectorWidth) || vectorWidth > 16)
     return emitError() << "#gdr.schedule 'vector_width' must be a power of two from 1 to 16, got "
@@ -164,6 +166,8 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "#gdr.schedule 'unroll' must be from 1 to 16, got " << unroll;
   if (prefetch < 0 || prefetch > 64)
     return emitError() << "#gdr.schedule 'prefetch' must be from 0 to 64 tokens, got " << prefetch;
+  if (sweepTokens != 1 && sweepTokens != 2)
+    return emitError() << "#gdr.schedule 'sweep_tokens' must be 1 or 2, got " << sweepTokens;
   return success();
 }
 

@@ -23,7 +23,9 @@
 // The second token's sums over the tile after the first are its sums over
 // the tile before plus (k_t · (decay_{t+1} ⊙ k_{t+1})) delta_t (likewise per
 // query). Pairs start at a block's first token; a block of odd length ends
-// with one token alone.
+// with one token alone. A pair's sweep keeps twice the accumulators, which
+// 16 vector registers do not hold beside its deltas: there (sweep_tokens =
+// 1) every sweep updates one token and accumulates the next one's sums.
 //
 // Blocks: a task's tokens run in blocks of kBlockTokens. Everything per
 // token that does not depend on the columns (P, whether a sweep is full, the
@@ -45,10 +47,10 @@
 // strides), so layout, head groups, offsets and slots cost nothing per token.
 //
 // Schedule knobs: vector_width = lanes of the vector type; v_tile = columns
-// (v_tile / vector_width vectors, 2 (1 + R) accumulators each for a pair) a
-// sweep keeps in registers; unroll = K rows per iteration of the sweep loop;
-// prefetch = tokens ahead whose beta, value and output rows each token
-// prefetches. Columns past the last whole tile run in smaller whole tiles,
+// (v_tile / vector_width vectors, (1 + R) accumulators each per token of the
+// sweep) a sweep keeps in registers; unroll = K rows per iteration of the
+// sweep loop; prefetch = tokens ahead whose beta, value and output rows each
+// token prefetches; sweep_tokens = tokens per sweep (2: pairs, or 1). Columns past the last whole tile run in smaller whole tiles,
 // then masked vectors. Between tokens the tile lives packed in the worker's
 // scratch (K · v_tile floats), followed by the block's rows.
 //
@@ -102,16 +104,17 @@ class RecurrentEmitter {
         tile_(schedule.getVTile()),
         unroll_(schedule.getUnroll()),
         prefetch_(schedule.getPrefetch()),
+        G_(schedule.getSweepTokens()),
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
   // Scratch floats: the packed tile, then the block's per-token rows (the
-  // gated key, the R gated queries, the row factor), each pair's scale, the
+  // gated key, the R gated queries, the row factor), each group's scale, the
   // per-token scalars and three rows of P (tokenRowAt and the ones after).
   static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
     const int64_t K = problem.getK(), R = problem.getReadouts();
     return K * schedule.getVTile() + kBlockTokens * ((2 + R) * K + scalarsPerToken(R)) +
-           kBlockTokens / 2 * K + 3 * K;
+           kBlockTokens / schedule.getSweepTokens() * K + 3 * K;
   }
 
   // The function's arguments: the 8 tensors, the scratch and the next
@@ -294,7 +297,7 @@ class RecurrentEmitter {
   // key (x = 0: P ⊙ key), gated queries (x = 1 .. R: P ⊙ query of readout
   // x - 1) and row factor (x = 1 + R: key / P for a cheap sweep; for a full
   // one the key, times decay[t + 1] for a pair's first token), P being the
-  // product of the decays since the tile last held S. Pair i's scale (the P
+  // product of the decays since the tile last held S. Group i's scale (the P
   // of its last token; a full sweep's S = scale ⊙ S̃ + ...). Token j's
   // scalars: whether its group's sweep is full (1 or 0; the group's first
   // token), k · q of each readout, and for a pair's second token the
@@ -302,7 +305,7 @@ class RecurrentEmitter {
   // k_t · (decay_{t+1} ⊙ q_{t+1}). Then P of the last group, and of the
   // pair's two tokens while it is computed.
   int64_t scaleBase() const { return K_ * tile_ + kBlockTokens * (2 + R_) * K_; }
-  int64_t scalarBase() const { return scaleBase() + kBlockTokens / 2 * K_; }
+  int64_t scalarBase() const { return scaleBase() + kBlockTokens / G_ * K_; }
   static int64_t scalarsPerToken(int64_t R) { return 2 + 2 * R; }
   int64_t runAt() const { return scalarBase() + kBlockTokens * scalarsPerToken(R_); }
   int64_t pairPAt(int64_t i) const { return runAt() + (1 + i) * K_; }
@@ -318,8 +321,8 @@ class RecurrentEmitter {
     Value row = mul(j, c(scalarsPerToken(R_)));
     return add(row, c(scalarBase() + y));
   }
-  Value scaleIndex(Value pair, Value k) {
-    Value row = mul(pair, c(K_));
+  Value scaleIndex(Value group, Value k) {
+    Value row = mul(group, c(K_));
     Value at = add(row, c(scaleBase()));
     return add(at, k);
   }
@@ -362,18 +365,18 @@ class RecurrentEmitter {
   // token-major call) or has a P out of [kMinScale, 1 / kMinScale] (or NaN:
   // a decay of 0 makes it 0 at once).
   void emitTokenRows(const Block& block) {
-    Value pairs = div(block.count, c(2));
+    Value groups = div(block.count, c(G_));
     Value begin = c(0), step = c(1);
-    loop(begin, pairs, step, {}, [&](Value pair, ValueRange) {
-      emitGroupRows(block, pair, 2);
+    loop(begin, groups, step, {}, [&](Value group, ValueRange) {
+      emitGroupRows(block, group, G_);
       return SmallVector<Value>{};
     });
-    ifElse(isOdd(block.count), [&] { emitGroupRows(block, pairs, 1); }, [] {});
+    if (G_ == 2) ifElse(isOdd(block.count), [&] { emitGroupRows(block, groups, 1); }, [] {});
   }
 
   // Group `group` (tokens 2·group and the next, if count is 2) of the block.
   void emitGroupRows(const Block& block, Value group, int64_t count) {
-    SmallVector<Value> local{mul(group, c(2))};
+    SmallVector<Value> local{mul(group, c(G_))};
     if (count == 2) local.push_back(add(local[0], c(1)));
     SmallVector<Value> tokens;
     for (Value j : local) tokens.push_back(add(block.first, j));
@@ -508,6 +511,17 @@ class RecurrentEmitter {
       SmallVector<Value> sums = emitFirstSums(source, nullptr, 1, n, mask);
       emitGroup(tile, c(0), 1, 0, source, final, sums);
     }, [&] {
+      if (G_ == 1) {
+        // One token per sweep: each sweep accumulates the next token's sums.
+        SmallVector<Value> acc = emitFirstSums(source, &packed, 1, n, mask);
+        Value lastToken = sub(block.count, c(1));
+        Value begin = c(0), step = c(1);
+        acc = loop(begin, lastToken, step, acc, [&](Value j, ValueRange a) {
+          return emitGroup(tile, j, 1, 1, packed, packed, a);
+        });
+        emitGroup(tile, lastToken, 1, 0, packed, final, acc);
+        return;
+      }
       // Pairs (the first sweep packs the state while it sums), and the
       // last token alone if the count is odd.
       SmallVector<Value> acc = emitFirstSums(source, &packed, 2, n, mask);
@@ -629,12 +643,12 @@ class RecurrentEmitter {
     const bool last = nextCount == 0;
     if (!last && prefetch_ > 0)
       for (Value token : tokens) emitPrefetch(tile.col, token, n);
-    Value pair = div(j, c(2));
+    Value group = div(j, c(G_));
     // Row k of a sweep: the scale (full only) and each token's row factor,
     // broadcast once per row.
     auto rowFactors = [&](Value k, bool isFull) {
       SmallVector<Value> f;
-      if (isFull) f.push_back(splat(scalar(scratch_, scaleIndex(pair, k))));
+      if (isFull) f.push_back(splat(scalar(scratch_, scaleIndex(group, k))));
       for (int64_t i = 0; i < count; ++i) f.push_back(splat(scalar(scratch_, rowIndex(local[i], 1 + R_, k))));
       return f;
     };
@@ -769,6 +783,7 @@ class RecurrentEmitter {
   const int64_t K_, V_, R_;
   const bool scalarDecay_;
   const int64_t W_, tile_, unroll_, prefetch_;
+  const int64_t G_;  // tokens per sweep (sweep_tokens): 1 or 2
   Type f32_;
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;

@@ -96,6 +96,11 @@ gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_widt
 
 // -----
 
+// expected-error @+1 {{#gdr.schedule 'sweep_tokens' must be 1 or 2, got 3}}
+gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_width = 4, v_tile = 16, sweep_tokens = 3>
+
+// -----
+
 // expected-error @+1 {{#gdr.target 'vector_bits' must be 128, 256 or 512, got 1024}}
 gdr.kernel @k problem <k = 16, v = 16, element_type = f32> target <cpu = "x", vector_bits = 1024>
 

@@ -107,6 +107,14 @@ gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> sc
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], write, locality<3>, data : memref<?xf32>
 gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 
+// sweep_tokens = 1: the block's tokens go one per sweep, each carrying the
+// next token's (1 + R) · 2 sums (pairs step by 2 and carry twice as many).
+// CHECK-LABEL: func private @single_body(
+// CHECK: scf.for %{{.*}} step %c128
+// CHECK: %[[SUMS:.*]]:4 = scf.for %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %[[SUMS]]#0, %{{.*}} = %[[SUMS]]#1, %{{.*}} = %[[SUMS]]#2, %{{.*}} = %[[SUMS]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+gdr.kernel @single problem <k = 4, v = 8, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 4, sweep_tokens = 1>
+
 // Kernels of other routes are left to their own lowering.
 // CHECK: gdr.kernel @chunked
 gdr.kernel @chunked problem <k = 16, v = 40, element_type = f32, route = chunked>

@@ -14,6 +14,12 @@ gdr.kernel @full problem <k = 96, v = 48, element_type = f32, gate = channelwise
 // CHECK: gdr.kernel @prefetching problem <k = 64, v = 64, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 16, v_tile = 64, unroll = 1, prefetch = 3>
 gdr.kernel @prefetching problem <k = 64, v = 64, element_type = f32, route = recurrent> schedule <prefetch = 3, vector_width = 16, v_tile = 64>
 
+// sweep_tokens defaults to 2 (pairs, not printed).
+// CHECK: gdr.kernel @single_token problem <k = 64, v = 64, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 8, v_tile = 32, unroll = 1, sweep_tokens = 1>
+gdr.kernel @single_token problem <k = 64, v = 64, element_type = f32, route = recurrent> schedule <sweep_tokens = 1, vector_width = 8, v_tile = 32>
+// CHECK: gdr.kernel @pairs problem <k = 64, v = 64, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 8, v_tile = 32, unroll = 1>{{$}}
+gdr.kernel @pairs problem <k = 64, v = 64, element_type = f32, route = recurrent> schedule <vector_width = 8, v_tile = 32, sweep_tokens = 2>
+
 // The attributes also stand alone, e.g. in a generic attribute dictionary.
 // CHECK: gdr.kernel @generic problem <k = 16, v = 16, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 4, v_tile = 4, unroll = 2> {note = #gdr.target<cpu = "znver3", vector_bits = 256>}
 "gdr.kernel"() {sym_name = "generic", problem = #gdr.problem<k = 16, v = 16, element_type = f32, route = recurrent>, schedule = #gdr.schedule<vector_width = 4, v_tile = 4, unroll = 2>, note = #gdr.target<cpu = "znver3", vector_bits = 256>} : () -> ()

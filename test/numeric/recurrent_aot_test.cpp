@@ -15,7 +15,7 @@
 #include "recurrent_k40_v72.h"
 #include "route_tester.h"
 
-#define AOT_NAME gdr_recurrent_f32_k40_v72__w8_vt32_u3_p1
+#define AOT_NAME gdr_recurrent_f32_k40_v72__w8_vt32_u3_p1_t1
 
 namespace gdr::test {
 namespace {
@@ -41,8 +41,9 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   EXPECT_EQ(AOT_CONSTANT(V), 72);
   EXPECT_EQ(AOT_CONSTANT(column_align), 8);
   // The packed tile (K · v_tile), then a block of 128 tokens' rows (gated
-  // key, query and row factor: 3 K) and scalars (4), a scale per pair, 3 K.
-  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * 32 + 128 * (3 * 40 + 4) + 64 * 40 + 3 * 40);
+  // key, query and row factor: 3 K) and scalars (4), a scale per sweep (one
+  // token each: --sweep-tokens 1), 3 K.
+  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * 32 + 128 * (3 * 40 + 4) + 128 * 40 + 3 * 40);
   // The object's info (kernel_abi.h), declared by the header, says the same.
   const int64_t* info = AOT_CONSTANT(info);
   EXPECT_EQ(info[GDR_INFO_ABI_VERSION], GDR_KERNEL_ABI_VERSION);
@@ -59,7 +60,7 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
 // read without running the object (it may be for another CPU).
 TEST(RecurrentAot, TheObjectsTableIsReadWithoutRunningIt) {
   const compiler::KernelSpec spec{40, 72};
-  const compiler::RecurrentSchedule schedule{8, 32, 3, 1};
+  const compiler::RecurrentSchedule schedule{8, 32, 3, 1, 1};
   std::vector<char> object;
   ASSERT_TRUE(compiler::compile_recurrent_object(spec, schedule, compiler::host_target(), &object));
   KernelInfo info;
@@ -84,7 +85,7 @@ TEST(RecurrentAot, TheObjectsTableIsReadWithoutRunningIt) {
 
 TEST(RecurrentAot, SameBitsAsJitAndWithinContract) {
   Kernel jit;
-  ASSERT_TRUE(compiler::compiled_recurrent_kernel({40, 72}, {8, 32, 3, 1}, &jit));
+  ASSERT_TRUE(compiler::compiled_recurrent_kernel({40, 72}, {8, 32, 3, 1, 1}, &jit));
   for (int64_t T : {0, 1, 2, 33})
     for (DecayRegime d : {DecayRegime::Uniform, DecayRegime::Zeros, DecayRegime::One}) {
       Problem a = make_problem(2, 3, T, 40, 72, {d, BetaRegime::Uniform, true, 5});

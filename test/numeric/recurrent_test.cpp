@@ -29,13 +29,21 @@ Runner kernel_runner(const KernelSpec& spec, const RecurrentSchedule& schedule) 
 
 std::string schedule_name(const RecurrentSchedule& s) {
   return "w" + std::to_string(s.vector_width) + "_vt" + std::to_string(s.v_tile) + "_u" +
-         std::to_string(s.unroll) + "_p" + std::to_string(s.prefetch);
+         std::to_string(s.unroll) + "_p" + std::to_string(s.prefetch) + "_t" +
+         std::to_string(s.sweep_tokens);
 }
 
 using Variant = std::tuple<RecurrentSchedule, int64_t /*K*/, int64_t /*V*/>;
 
 class RecurrentKernelTest : public ::testing::TestWithParam<Variant> {
  protected:
+  // The verifier refuses vectors wider than the host's (an AVX2 host runs
+  // the w4 and w8 schedules only).
+  void SetUp() override {
+    const int bits = compiler::host_target().vector_bits;
+    if (schedule().vector_width * 32 > bits)
+      GTEST_SKIP() << "w" << schedule().vector_width << " needs wider vectors than the host's " << bits << " bits";
+  }
   RecurrentSchedule schedule() const { return std::get<0>(GetParam()); }
   int64_t K() const { return std::get<1>(GetParam()); }
   int64_t V() const { return std::get<2>(GetParam()); }
@@ -48,7 +56,7 @@ class RecurrentKernelTest : public ::testing::TestWithParam<Variant> {
 };
 
 TEST_P(RecurrentKernelTest, MatchesFloat64ForEverySequenceLength) {
-  for (int64_t T : {0, 1, 2, 17, 64})
+  for (int64_t T : {0, 1, 2, 17, 64, 130})
     for (DecayRegime decay : {DecayRegime::Uniform, DecayRegime::NearOne}) {
       Problem p = make_problem(1, 2, T, K(), V(), {decay, BetaRegime::Uniform, true, uint64_t(T + 7)});
       expect_within_contract(p, one_thread(), schedule_name(schedule()), runner());
@@ -86,11 +94,14 @@ TEST_P(RecurrentKernelTest, SplittingTheSequenceMatchesOneCall) {
   EXPECT_LE(split_sequence_error(p, {1, 2, 9}, one_thread(), runner()), 1e-4);
 }
 
-// {vector_width, v_tile, unroll, prefetch}: every width, tiles of 1 to 8
-// vectors, odd unrolls, prefetch off, 1 token (T = 2 reaches the clamp at the
-// last token), 2 and beyond most T tested.
+// {vector_width, v_tile, unroll, prefetch[, sweep_tokens]}: every width,
+// tiles of 1 to 8 vectors, odd unrolls, prefetch off, 1 token (T = 2 reaches
+// the clamp at the last token), 2 and beyond most T tested; pairs (the
+// default) and single-token sweeps (T = 130 crosses a block of 128).
 const RecurrentSchedule kSchedules[] = {
-    {4, 8, 1, 0}, {4, 16, 2, 2}, {8, 32, 1, 1}, {8, 64, 3, 0}, {16, 16, 1, 2}, {16, 64, 2, 2}, {16, 128, 1, 64},
+    {4, 8, 1, 0},      {4, 16, 2, 2},    {8, 32, 1, 1},       {8, 64, 3, 0},
+    {16, 16, 1, 2},    {16, 64, 2, 2},   {16, 128, 1, 64},    {8, 32, 2, 2, 1},
+    {16, 48, 1, 1, 1},
 };
 
 INSTANTIATE_TEST_SUITE_P(
@@ -162,6 +173,9 @@ TEST(RecurrentRoute, InvalidScheduleIsRejectedNamingTheAttribute) {
   s = compiler::compile_recurrent({64, 64}, {16, 64, 1, 65}, &k);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("prefetch"), std::string::npos) << s.message();
+  s = compiler::compile_recurrent({64, 64}, {16, 64, 1, 2, 3}, &k);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("sweep_tokens"), std::string::npos) << s.message();
 }
 
 // The emitter unrolls over K: past the bound the verifier refuses, in words.

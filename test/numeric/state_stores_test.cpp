@@ -112,6 +112,8 @@ TEST_F(StateStoresTest, TilesOfPartLinesAreCachedTheRestStreamed) {
     compiler::Variant variant;
     std::string error;
     ASSERT_TRUE(compiler::parse_variant_schedule(Route::Recurrent, text, &variant, &error)) << error;
+    // The verifier refuses vectors wider than the host's (w16 on AVX2).
+    if (variant.recurrent.vector_width * 32 > compiler::host_target().vector_bits) continue;
     Kernel kernel;
     ASSERT_TRUE(compiler::compile_recurrent(compiler::KernelSpec{K, V}, variant.recurrent, &kernel)) << text;
     const Runner runner = [&](const Tensors& t, const Options& o) { return execute(kernel, t, o); };

@@ -74,7 +74,7 @@ endforeach()
 # Each example checks itself and exits non-zero on a mismatch; the output
 # says what ran. warm_up compiles, the run reuses: one miss and one hit per route.
 gdr_step("run the jit example" COMMAND ${WORK_DIR}/jit/jit_example ENV GDR_CACHE_DIR=${CACHE_DIR}
-         EXPECT "auto +ran recurrent w[0-9]+-vt[0-9]+-u[0-9]+-p[0-9]+ \\((default|tuned)\\) \\(kernel gdr_recurrent_f32_k32_v48__[^)]*\\): max relative error [^ ]+ against the reference: match\nchunked +ran chunked c[0-9]+-w[0-9]+ .*: match\nkernel caches: in process 2 hits, 2 misses;.*\njit example: ok\n")
+         EXPECT "auto +ran recurrent w[0-9]+-vt[0-9]+-u[0-9]+-p[0-9]+(-t[12])? \\((default|tuned)\\) \\(kernel gdr_recurrent_f32_k32_v48__[^)]*\\): max relative error [^ ]+ against the reference: match\nchunked +ran chunked c[0-9]+-w[0-9]+ .*: match\nkernel caches: in process 2 hits, 2 misses;.*\njit example: ok\n")
 gdr_step("run the aot example" COMMAND ${WORK_DIR}/aot/aot_example
          EXPECT "^gdr_recurrent_f32_k32_v48__w8_vt16_u1_p2: max relative error [^ ]+ against float64: match\naot example: ok\n")
 

@@ -352,10 +352,11 @@ TEST(GdrBenchTest, BadSchedulesAreOneLine) {
   const TempDir dir("gdr-bench-test");
   const std::pair<const char*, const char*> cases[] = {
       {"recurrent@w16-vt60-u1", "gdr-bench: --impl recurrent@w16-vt60-u1: recurrent schedule 'w16-vt60-u1' is not "
-                                "of the form w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>], "
-                                "e.g. w16-vt64-u1-p2\n"},
+                                "of the form w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>"
+                                "[-t<tokens per sweep, 1 or 2>]], e.g. w16-vt64-u1-p2\n"},
       {"recurrent@c32-w16", "gdr-bench: --impl recurrent@c32-w16: recurrent schedule 'c32-w16' is not of the form "
-                            "w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>], e.g. w16-vt64-u1-p2\n"},
+                            "w<width>-vt<v_tile, a multiple of width>-u<unroll>[-p<prefetch>[-t<tokens per sweep, 1 "
+                            "or 2>]], e.g. w16-vt64-u1-p2\n"},
       {"chunked@w16-vt64-u1", "gdr-bench: --impl chunked@w16-vt64-u1: schedule 'w16-vt64-u1' is not of the form "
                               "c<chunk>-w<vector width>, e.g. c64-w16\n"},
       {"auto@w16-vt64-u1", "gdr-bench: --impl auto@w16-vt64-u1: only chunked@<schedule> and "

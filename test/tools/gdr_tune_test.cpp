@@ -211,12 +211,14 @@ TEST(Tuner, TheFormReachesTheCheckAndTheTimedProblem) {
 
 TEST(Tuner, CoarseThenFineSpace) {
   // Tiles of more than one vector wider than V are left out.
-  EXPECT_EQ(recurrent_coarse({4, 8}, 16).size(), 3u + 2u);  // w4: 1, 2, 4 vectors; w8: 1, 2
-  EXPECT_EQ(recurrent_coarse({16}, 20).size(), 1u);         // one vector and a masked tail
-  EXPECT_EQ(recurrent_coarse({16}, 128).size(), 4u);
+  EXPECT_EQ(recurrent_coarse({4, 8}, 16, 2).size(), 3u + 2u);  // w4: 1, 2, 4 vectors; w8: 1, 2
+  EXPECT_EQ(recurrent_coarse({16}, 20, 2).size(), 1u);         // one vector and a masked tail
+  EXPECT_EQ(recurrent_coarse({16}, 128, 1).size(), 4u);
+  EXPECT_EQ(recurrent_coarse({16}, 128, 1)[0].sweep_tokens, 1);
   // Unroll 1, 2, 4 (at most K), then prefetch 0 and 4 at unroll 1.
-  EXPECT_EQ(recurrent_fine({{4, 8, 1}}, 2).size(), 2u + 2u);
-  EXPECT_EQ(recurrent_fine({{4, 8, 1}, {8, 8, 1}}, 128).size(), 2 * (3u + 2u));
+  EXPECT_EQ(recurrent_fine({{4, 8, 1}}, 2).size(), 2u + 2u + 1u);
+  EXPECT_EQ(recurrent_fine({{4, 8, 1}, {8, 8, 1}}, 128).size(), 2 * (3u + 2u + 1u));
+  EXPECT_EQ(recurrent_fine({{4, 8, 1}}, 2).back().sweep_tokens, 1);  // pairs' tile, one token
   EXPECT_EQ(chunked_space({4, 8, 16}).size(), 9u);
 }
 
@@ -450,7 +452,8 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
   const std::string md = read(path("r/tune.md")), json = read(path("r/tune.json"));
   // Every candidate of the space is in the report, checked and timed.
   std::vector<std::string> names = {"baseline-two-pass", "baseline-chunked"};
-  for (const auto& s : recurrent_coarse({4}, 16))
+  const int64_t sweep_tokens = compiler::dialect_default_recurrent(16, compiler::host_target()).sweep_tokens;
+  for (const auto& s : recurrent_coarse({4}, 16, sweep_tokens))
     names.push_back("recurrent " + compiler::recurrent_variant({16, 16}, s).schedule_str());
   for (const auto& s : chunked_space({4})) names.push_back("chunked " + s.str());
   for (const std::string& n : names) EXPECT_NE(md.find("| " + n + " | "), std::string::npos) << n;

@@ -48,7 +48,7 @@ const char kUsage[] =
     "       [--decay channel|scalar] [--readouts R: query heads per state head, 1 to 8]\n"
     "         the kernel's form (docs/op-contract.md); default channel, 1\n"
     "       recurrent: [--schedule w16-vt64-u1-p2] [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
-    "                  [--vector-bits 512]\n"
+    "                  [--sweep-tokens 1|2: tokens one sweep of the tile updates] [--vector-bits 512]\n"
     "         schedule flags default to the target's default schedule\n"
     "       chunked: [--schedule c16-w16 (vector width capped at the target's)]\n"
     "                [--scheduler hand|adams2019] [--asm 1: also write PREFIX.s]\n"
@@ -67,7 +67,7 @@ const std::set<std::string> kCommonFlags = {"--route", "--K", "--V", "--out", "-
                                             "--schedule", "--name", "--decay", "--readouts"};
 const std::set<std::string> kTargetFlags = {"--target", "--triple", "--cpu", "--features"};
 const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--unroll", "--prefetch",
-                                               "--vector-bits"};
+                                               "--sweep-tokens", "--vector-bits"};
 const std::set<std::string> kChunkedFlags = {"--scheduler", "--asm", "--halide-abi"};
 
 int fail(int code, const std::string& message) {
@@ -256,7 +256,8 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   for (gdr::Status s : {flags.integer("--vector-width", 1, 1024, &schedule.vector_width),
                         flags.integer("--v-tile", 1, 1 << 20, &schedule.v_tile),
                         flags.integer("--unroll", 1, 1024, &schedule.unroll),
-                        flags.integer("--prefetch", 0, 1024, &schedule.prefetch)})
+                        flags.integer("--prefetch", 0, 1024, &schedule.prefetch),
+                        flags.integer("--sweep-tokens", 1, 1024, &schedule.sweep_tokens)})
     if (!s) return usage_error(s.message());
 
   // mlir: the gdr module; llvm, asm: the optimised LLVM IR or the assembly

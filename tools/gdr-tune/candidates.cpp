@@ -49,7 +49,7 @@ std::vector<int64_t> complexity(const Candidate& c, const std::string& default_s
   const int64_t not_default = c.schedule == default_schedule ? 0 : 1;
   if (c.route == Route::Recurrent && !c.schedule.empty() && c.variant.route == Route::Recurrent) {
     const compiler::RecurrentSchedule& s = c.variant.recurrent;
-    return {not_default, s.unroll, s.prefetch, s.v_tile, s.vector_width};
+    return {not_default, s.unroll, s.prefetch, s.v_tile, s.vector_width, s.sweep_tokens};
   }
   if (c.route == Route::Chunked) return {not_default, c.variant.chunked.chunk, c.variant.chunked.vector_width};
   return {not_default};
@@ -61,7 +61,8 @@ std::vector<int> host_widths() {
   return widths;
 }
 
-std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V) {
+std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V,
+                                                          int64_t sweep_tokens) {
   std::vector<compiler::RecurrentSchedule> out;
   for (int w : widths) {
     const int64_t whole_vectors = V / w;
@@ -71,6 +72,7 @@ std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>
         s.vector_width = w;
         s.v_tile = vectors * w;
         s.unroll = 1;
+        s.sweep_tokens = sweep_tokens;
         out.push_back(s);
       }
   }
@@ -82,9 +84,11 @@ std::vector<compiler::RecurrentSchedule> recurrent_fine(
   std::vector<compiler::RecurrentSchedule> out;
   const int64_t default_prefetch = compiler::RecurrentSchedule{}.prefetch;
   for (const compiler::RecurrentSchedule& tile : tiles) {
+    const int64_t t = tile.sweep_tokens;
     for (int64_t unroll : {1, 2, 4})
-      if (unroll <= K) out.push_back({tile.vector_width, tile.v_tile, unroll, default_prefetch});
-    for (int64_t prefetch : {0, 4}) out.push_back({tile.vector_width, tile.v_tile, 1, prefetch});
+      if (unroll <= K) out.push_back({tile.vector_width, tile.v_tile, unroll, default_prefetch, t});
+    for (int64_t prefetch : {0, 4}) out.push_back({tile.vector_width, tile.v_tile, 1, prefetch, t});
+    out.push_back({tile.vector_width, tile.v_tile, 1, default_prefetch, 3 - t});
   }
   return out;
 }

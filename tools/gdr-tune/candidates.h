@@ -42,14 +42,17 @@ std::vector<int64_t> complexity(const Candidate& c, const std::string& default_s
 std::vector<int> host_widths();
 
 // The recurrent route's coarse round: every width x v_tile of 1, 2, 4, 8
-// vectors at unroll 1 and the default prefetch, leaving out tiles of more
-// than one vector wider than V (no whole tile would fit: the columns would
-// run in the kernel's smaller tail tiles, as a narrower candidate does).
-std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V);
+// vectors at unroll 1, the default prefetch and `sweep_tokens` (the host's
+// default), leaving out tiles of more than one vector wider than V (no whole
+// tile would fit: the columns would run in the kernel's smaller tail tiles,
+// as a narrower candidate does).
+std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V,
+                                                          int64_t sweep_tokens);
 
-// Its fine round on each of `tiles` (a tile is a width and a v_tile; their
-// unroll and prefetch are ignored): unroll 1, 2, 4 (at most K) at the
-// default prefetch, then prefetch 0 and 4 tokens at unroll 1.
+// Its fine round on each of `tiles` (a tile is a width, a v_tile and its
+// tokens per sweep; their unroll and prefetch are ignored): unroll 1, 2, 4
+// (at most K) at the default prefetch, then prefetch 0 and 4 tokens at
+// unroll 1, then the other number of tokens per sweep (1 or 2).
 std::vector<compiler::RecurrentSchedule> recurrent_fine(
     const std::vector<compiler::RecurrentSchedule>& tiles, int64_t K);
 

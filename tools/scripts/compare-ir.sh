@@ -33,15 +33,18 @@ for kv in "5 12" "16 40" "20 24" "64 80" "128 128"; do
   done
 done >"$kernels"
 # The forms: two readouts, scalar decay, with a scalar tail (K = 5) and a
-# remainder row (unroll 2); whole-line tiles, which stream the final state.
+# remainder row (unroll 2); whole-line tiles, which stream the final state;
+# one token per sweep, given and as AVX2's default.
 cat >>"$kernels" <<'EOF'
 gdr.kernel @default_avx512 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>
 gdr.kernel @default_no_target problem <k = 96, v = 80, element_type = f32, route = recurrent>
 gdr.kernel @readouts problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 2> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @streaming problem <k = 2, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
+gdr.kernel @single_token problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 2, sweep_tokens = 1> target <cpu = "x86-64", vector_bits = 128>
+gdr.kernel @default_avx2 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "znver3", vector_bits = 256>
 EOF
-n=$((n + 5))
+n=$((n + 7))
 
 status=0
 for passes in "-gdr-attach-schedule -gdr-lower-recurrent" \

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "gdr/tensors.h"
 
@@ -32,16 +33,10 @@ struct RecurrentSchedule {
   int64_t v_tile = 64;        // columns per sweep, a multiple of vector_width
   int64_t unroll = 1;         // K rows per iteration of the sweep loop
   int64_t prefetch = 2;       // tokens ahead whose rows are prefetched (0: none)
-  bool operator==(const RecurrentSchedule& o) const {
-    return vector_width == o.vector_width && v_tile == o.v_tile && unroll == o.unroll &&
-           prefetch == o.prefetch;
-  }
-  bool operator<(const RecurrentSchedule& o) const {
-    if (vector_width != o.vector_width) return vector_width < o.vector_width;
-    if (v_tile != o.v_tile) return v_tile < o.v_tile;
-    if (unroll != o.unroll) return unroll < o.unroll;
-    return prefetch < o.prefetch;
-  }
+  int64_t sweep_tokens = 2;   // tokens one sweep of the tile updates: 1 or 2
+  auto fields() const { return std::make_tuple(vector_width, v_tile, unroll, prefetch, sweep_tokens); }
+  bool operator==(const RecurrentSchedule& o) const { return fields() == o.fields(); }
+  bool operator<(const RecurrentSchedule& o) const { return fields() < o.fields(); }
 };
 
 }  // namespace gdr::compiler

@@ -10,14 +10,18 @@ namespace mlir::gdr {
 // The knobs of #gdr.schedule as plain numbers, for callers without an
 // MLIRContext (gdr::compiler's default_variant).
 struct RecurrentScheduleKnobs {
-  int64_t vectorWidth, vTile, unroll, prefetch;
+  int64_t vectorWidth, vTile, unroll, prefetch, sweepTokens;
 };
 
+// The vector registers of a target whose widest vectors have `vectorBits`
+// bits: 16 on x86 below AVX-512 (SSE, AVX, AVX2), else 32 (AVX-512, NEON).
+int64_t vectorRegisters(int64_t vectorBits, bool x86);
+
 // The default for a K x V state on a target whose widest vector register
-// has `vectorBits` bits (V does not change it).
-RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits);
+// has `vectorBits` bits, of which it has `registers` (V does not change it).
+RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers);
 
 // The schedule gdr-attach-schedule writes for `problem`: the same knobs.
-ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits);
+ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers);
 
 }  // namespace mlir::gdr

@@ -42,13 +42,17 @@ def Gdr_ScheduleAttr : Gdr_Attr<"Schedule", "schedule"> {
     handled per iteration of the loop over K (default 1). `prefetch`: how
     many tokens ahead each token's inputs (key, decay, query, value) and
     output row are prefetched (default 0: none; printed only when set).
+    `sweep_tokens`: tokens one sweep of the tile updates, 1 or 2 (default 2:
+    a pair; printed only when 1). A pair loads and stores the tile once for
+    two tokens but keeps twice the accumulators in registers.
 
     ```mlir
     #gdr.schedule<vector_width = 16, v_tile = 128, unroll = 2, prefetch = 2>
+    #gdr.schedule<vector_width = 8, v_tile = 32, unroll = 1, sweep_tokens = 1>
     ```
   }];
   let parameters = (ins "int64_t":$vectorWidth, "int64_t":$vTile, "int64_t":$unroll,
-                        "int64_t":$prefetch);
+                        "int64_t":$prefetch, "int64_t":$sweepTokens);
 }
 
 def Gdr_TargetAttr : Gdr_Attr<"Target", "target"> {
