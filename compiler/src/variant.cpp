@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include <llvm/ADT/Triple.h>
+
 #include "gdr/Dialect/DefaultSchedule.h"
 #include "gdr/Dialect/Limits.h"
 #include "gdr/compiler/recurrent.h"
@@ -204,9 +206,7 @@ std::string cache_description(const Variant& v, const Target& target) {
 namespace {
 
 int64_t vector_registers(const Target& target) {
-  const bool x86 = target.triple.rfind("x86_64", 0) == 0 || target.triple.rfind("i386", 0) == 0 ||
-                   target.triple.rfind("i686", 0) == 0;
-  return mlir::gdr::vectorRegisters(target.vector_bits, x86);
+  return mlir::gdr::vectorRegisters(target.vector_bits, llvm::Triple(target.triple).isX86());
 }
 
 }  // namespace

@@ -50,9 +50,10 @@
 // (v_tile / vector_width vectors, (1 + R) accumulators each per token of the
 // sweep) a sweep keeps in registers; unroll = K rows per iteration of the
 // sweep loop; prefetch = tokens ahead whose beta, value and output rows each
-// token prefetches; sweep_tokens = tokens per sweep (2: pairs, or 1). Columns past the last whole tile run in smaller whole tiles,
-// then masked vectors. Between tokens the tile lives packed in the worker's
-// scratch (K · v_tile floats), followed by the block's rows.
+// token prefetches; sweep_tokens = tokens per sweep (2: pairs, or 1).
+// Columns past the last whole tile run in smaller whole tiles, then masked
+// vectors. Between tokens the tile lives packed in the worker's scratch
+// (K · v_tile floats), followed by the block's rows.
 //
 // Streaming final state (the entry point's flag, kernel_abi.h): the task's
 // last sweep writes whole vectors with non-temporal stores, which skip
@@ -511,32 +512,25 @@ class RecurrentEmitter {
       SmallVector<Value> sums = emitFirstSums(source, nullptr, 1, n, mask);
       emitGroup(tile, c(0), 1, 0, source, final, sums);
     }, [&] {
+      // Groups of G_ tokens (the first sweep packs the state while it
+      // sums); with pairs, the last token alone if the count is odd.
+      SmallVector<Value> acc = emitFirstSums(source, &packed, G_, n, mask);
+      Value groups = div(block.count, c(G_));
+      Value beforeLast = sub(groups, c(1));
+      Value lastGroup = mul(beforeLast, c(G_));
+      Value begin = c(0), step = c(G_);
+      acc = loop(begin, lastGroup, step, acc, [&](Value j, ValueRange a) {
+        return emitGroup(tile, j, G_, G_, packed, packed, a);
+      });
       if (G_ == 1) {
-        // One token per sweep: each sweep accumulates the next token's sums.
-        SmallVector<Value> acc = emitFirstSums(source, &packed, 1, n, mask);
-        Value lastToken = sub(block.count, c(1));
-        Value begin = c(0), step = c(1);
-        acc = loop(begin, lastToken, step, acc, [&](Value j, ValueRange a) {
-          return emitGroup(tile, j, 1, 1, packed, packed, a);
-        });
-        emitGroup(tile, lastToken, 1, 0, packed, final, acc);
+        emitGroup(tile, lastGroup, 1, 0, packed, final, acc);
         return;
       }
-      // Pairs (the first sweep packs the state while it sums), and the
-      // last token alone if the count is odd.
-      SmallVector<Value> acc = emitFirstSums(source, &packed, 2, n, mask);
-      Value pairs = div(block.count, c(2));
-      Value beforeLast = sub(pairs, c(1));
-      Value lastPair = mul(beforeLast, c(2));
-      Value begin = c(0), step = c(2);
-      acc = loop(begin, lastPair, step, acc, [&](Value j, ValueRange a) {
-        return emitGroup(tile, j, 2, 2, packed, packed, a);
-      });
       ifElse(isOdd(block.count), [&] {
-        SmallVector<Value> single = emitGroup(tile, lastPair, 2, 1, packed, packed, acc);
+        SmallVector<Value> single = emitGroup(tile, lastGroup, 2, 1, packed, packed, acc);
         emitGroup(tile, sub(block.count, c(1)), 1, 0, packed, final, single);
       }, [&] {
-        emitGroup(tile, lastPair, 2, 0, packed, final, acc);
+        emitGroup(tile, lastGroup, 2, 0, packed, final, acc);
       });
     });
   }

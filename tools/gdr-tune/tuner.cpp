@@ -134,7 +134,8 @@ RoundSizes planned_sizes(const TuneOptions& o) {
   n.round1 += o.extra.size();
   if (o.routes.count(Route::Chunked)) n.round1 += chunked_space(o.widths).size() - 1;
   if (o.routes.count(Route::Recurrent)) {
-    std::vector<compiler::RecurrentSchedule> tiles = recurrent_coarse(o.widths, o.V, host_sweep_tokens(o.K));
+    std::vector<compiler::RecurrentSchedule> tiles =
+        recurrent_coarse(o.widths, o.V, host_sweep_tokens(o.K));
     n.round1 += tiles.size();
     tiles.resize(std::min(tiles.size(), static_cast<size_t>(std::max(0, o.fine_tiles))));
     n.round2 += recurrent_fine(tiles, o.K).size();
