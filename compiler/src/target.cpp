@@ -24,6 +24,26 @@ void initialize_native_target() {
   (void)done;
 }
 
+namespace {
+
+// The x86-64 microarchitecture level (x86-64-v4, -v3, -v2, else x86-64)
+// whose features the host has: the name of an x86 CPU newer than LLVM 14,
+// which getHostCPUName() calls "generic" (AMD Zen 5, family 26). The host's
+// own features still come with it, so the code uses all of them.
+std::string x86_level(const llvm::StringMap<bool>& has) {
+  auto all = [&](std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      if (!has.lookup(name)) return false;
+    return true;
+  };
+  if (!all({"cx16", "sahf", "popcnt", "sse4.2", "ssse3"})) return "x86-64";
+  if (!all({"avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"})) return "x86-64-v2";
+  if (!all({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"})) return "x86-64-v3";
+  return "x86-64-v4";
+}
+
+}  // namespace
+
 const Target& host_target() {
   static const Target host = [] {
     Target t;
@@ -31,6 +51,7 @@ const Target& host_target() {
     t.cpu = llvm::sys::getHostCPUName().str();
     llvm::StringMap<bool> features;
     if (llvm::sys::getHostCPUFeatures(features)) {
+      if (t.cpu == "generic" && llvm::Triple(t.triple).isX86()) t.cpu = x86_level(features);
       for (const auto& f : features) {
         if (!t.features.empty()) t.features += ",";
         t.features += (f.getValue() ? "+" : "-") + f.getKey().str();

@@ -249,21 +249,41 @@ class RecurrentEmitter {
     return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
   }
 
-  // Runs `row(k, accs)` for k in [0, K): `unroll` rows per iteration, then
-  // the K % unroll remaining rows.
-  SmallVector<Value> sweepRows(ValueRange inits, Body row) {
-    const int64_t main = K_ - K_ % unroll_;
+  // Runs `row(k, accs)` for k in [0, K). With `everyLine`, the rows go in
+  // groups of a cache line's floats, everyLine(k0) before each group that
+  // starts at k0 (the rows after the last whole group go without it).
+  SmallVector<Value> sweepRows(ValueRange inits, Body row,
+                               function_ref<void(Value k0)> everyLine = nullptr) {
+    if (!everyLine) return rowRange(Value(), 0, K_, inits, row);
+    const int64_t lines = K_ / kLineFloats * kLineFloats;
     SmallVector<Value> accs(inits.begin(), inits.end());
-    if (main > 0) {
-      Value begin = c(0), end = c(main), step = c(unroll_);
+    if (lines > 0) {
+      Value begin = c(0), end = c(lines), step = c(kLineFloats);
+      accs = loop(begin, end, step, accs, [&](Value k0, ValueRange args) {
+        everyLine(k0);
+        return rowRange(k0, 0, kLineFloats, args, row);
+      });
+    }
+    if (lines < K_) accs = rowRange(Value(), lines, K_, accs, row);
+    return accs;
+  }
+
+  // Runs `row(k, accs)` for rows [base + first, base + last) (base: 0 if
+  // null): `unroll` rows per iteration, then the remaining rows one by one.
+  SmallVector<Value> rowRange(Value base, int64_t first, int64_t last, ValueRange inits, Body row) {
+    auto at = [&](int64_t k) { return !base ? c(k) : k == 0 ? base : add(base, c(k)); };
+    const int64_t main = first + (last - first) / unroll_ * unroll_;
+    SmallVector<Value> accs(inits.begin(), inits.end());
+    if (main > first) {
+      Value begin = at(first), end = at(main), step = c(unroll_);
       accs = loop(begin, end, step, accs, [&](Value k0, ValueRange args) {
         SmallVector<Value> acc(args.begin(), args.end());
         for (int64_t r = 0; r < unroll_; ++r) acc = row(add(k0, c(r)), acc);
         return acc;
       });
     }
-    if (main < K_) {
-      Value begin = c(main), end = c(K_), step = c(1);
+    if (main < last) {
+      Value begin = at(main), end = at(last), step = c(1);
       accs = loop(begin, end, step, accs, row);
     }
     return accs;
@@ -669,6 +689,7 @@ class RecurrentEmitter {
       return {};
     }
     Value next = add(j, c(count));
+    SmallVector<std::pair<Value, Value>> ahead = nextBlockRows(tokens);
     auto sweep = [&](bool isFull) {
       return sweepRows(zeros(nextCount * perToken), [&](Value k, ValueRange sums) {
         SmallVector<Value> f = rowFactors(k, isFull);
@@ -681,6 +702,8 @@ class RecurrentEmitter {
           accumulate(s, gated, x, n, out);
         }
         return out;
+      }, [&](Value k0) {
+        for (auto [mem, row] : ahead) prefetch(mem, add(row, k0), /*write=*/false);
       });
     };
     Value fullFloat = scalar(scratch_, scalarIndex(j, kFull));
@@ -706,6 +729,32 @@ class RecurrentEmitter {
   void prefetchRow(const NextTile& ahead, Value k, int64_t n) {
     Value row = add(mul(k, c(V_)), ahead.column);
     for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(ahead.mem, add(row, c(j)), /*write=*/false);
+  }
+
+  // The rows of the tokens kBlockTokens after a group's (clamped to the
+  // last token) that the next block's rows pass reads: key, each query and
+  // (channelwise) decay. The group's sweeps prefetch them, a line of each
+  // row every kLineFloats rows of the tile, so that the rows pass finds them
+  // in cache instead of waiting on memory while the FMA ports idle; scalar
+  // decay's row is one float, prefetched here once. Every tile prefetches
+  // (the later ones find the lines in cache): the first tile alone, behind
+  // a branch, was slower at V = 256 (docs/recurrent-route.md, Measured).
+  SmallVector<std::pair<Value, Value>> nextBlockRows(ArrayRef<Value> tokens) {
+    SmallVector<std::pair<Value, Value>> rows;  // memref, row start
+    for (Value t : tokens) {
+      Value at = add(t, c(kBlockTokens));
+      Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, at, T_);
+      Value token = b_.create<SelectOp>(loc_, inRange, at, sub(T_, c(1)));
+      rows.push_back({key_, mul(token, kStride_)});
+      Value queryRow = mul(token, qStride_);
+      for (int64_t g = 0; g < R_; ++g) rows.push_back({query_, add(queryRow, readout(qReadout_, g))});
+      Value decayRow = mul(token, dStride_);
+      if (scalarDecay_)
+        prefetch(decay_, decayRow, /*write=*/false);
+      else
+        rows.push_back({decay_, decayRow});
+    }
+    return rows;
   }
 
   // Offset of readout g: g · stride (no op for the first).

@@ -107,6 +107,31 @@ gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> sc
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], write, locality<3>, data : memref<?xf32>
 gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 
+// A pair's sweeps go in groups of 16 rows (a line of floats), each group
+// first prefetching line k0 of the key, query and decay rows of the tokens
+// 128 after the pair's (clamped to T - 1), which the next block's rows pass
+// reads.
+// CHECK-LABEL: func private @next_block_body(
+// CHECK-SAME: %[[Q:[^:]*]]: memref<?xf32>, %[[K:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[D:[^:]*]]: memref<?xf32>
+// CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c128{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %{{.*}} : index
+// CHECK: select %[[IN]], %[[AHEAD]], %{{.*}} : index
+// CHECK: scf.for %[[K0:[^ ]*]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args
+// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[K]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[Q]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[D]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[K]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[Q]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[D]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK: scf.for %{{.*}} = %[[K0]] to %{{.*}} step %c1{{.*}} iter_args
+gdr.kernel @next_block problem <k = 32, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 16, unroll = 1>
+
 // sweep_tokens = 1: the block's tokens go one per sweep, each carrying the
 // next token's (1 + R) · 2 sums (pairs step by 2 and carry twice as many).
 // CHECK-LABEL: func private @single_body(
