@@ -738,13 +738,11 @@ class RecurrentEmitter {
   // in cache instead of waiting on memory while the FMA ports idle; scalar
   // decay's row is one float, prefetched here once. Every tile prefetches
   // (the later ones find the lines in cache): the first tile alone, behind
-  // a branch, was slower at V = 256 (docs/recurrent-route.md, Measured).
+  // a branch, was slower at V = 256 (docs/recurrent-route.md).
   SmallVector<std::pair<Value, Value>> nextBlockRows(ArrayRef<Value> tokens) {
     SmallVector<std::pair<Value, Value>> rows;  // memref, row start
     for (Value t : tokens) {
-      Value at = add(t, c(kBlockTokens));
-      Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, at, T_);
-      Value token = b_.create<SelectOp>(loc_, inRange, at, sub(T_, c(1)));
+      Value token = tokenAhead(t, kBlockTokens);
       rows.push_back({key_, mul(token, kStride_)});
       Value queryRow = mul(token, qStride_);
       for (int64_t g = 0; g < R_; ++g) rows.push_back({query_, add(queryRow, readout(qReadout_, g))});
@@ -757,6 +755,13 @@ class RecurrentEmitter {
     return rows;
   }
 
+  // Token t + ahead, clamped to the task's last token.
+  Value tokenAhead(Value t, int64_t ahead) {
+    Value at = add(t, c(ahead));
+    Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, at, T_);
+    return b_.create<SelectOp>(loc_, inRange, at, sub(T_, c(1)));
+  }
+
   // Offset of readout g: g · stride (no op for the first).
   Value readout(Value stride, int64_t g) { return g == 0 ? c(0) : mul(stride, c(g)); }
 
@@ -765,9 +770,7 @@ class RecurrentEmitter {
   // columns for reading, its output columns for writing. One prefetch per
   // 64-byte line.
   void emitPrefetch(Value col, Value t, int64_t n) {
-    Value ahead = add(t, c(prefetch_));
-    Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
-    Value token = b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1)));
+    Value token = tokenAhead(t, prefetch_);
     SmallVector<Value> outRows;
     Value valueRow = add(mul(token, vStride_), col);
     Value outRow = add(mul(token, oStride_), col);
