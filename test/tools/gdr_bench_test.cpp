@@ -154,7 +154,11 @@ TEST(GdrBenchTest, DecodeCasesAreSaidAgainstTheirStateCopy) {
       "    m = re.match(r'  floor: reference ([0-9.]+)x its T=0 call; state read \\+ written at ([0-9.]+) GB/s, "
       "([0-9.]+)x the measured copy$', line)\n"
       "    assert m, line\n"
-      "    assert abs(float(m.group(1)) - medians[T] / medians[0]) <= 0.006, (line, medians)\n"
+      // The records' medians are whole nanoseconds: at a 200 ns T = 0 call
+      // (AMD Zen 5) their rounding alone moves the ratio by 0.01.
+      "    ratio = medians[T] / medians[0]\n"
+      "    rounding = ratio * (0.5 / medians[0] + 0.5 / medians[T])\n"
+      "    assert abs(float(m.group(1)) - ratio) <= 0.006 + rounding, (line, medians)\n"
       "    assert abs(float(m.group(2)) - 2 * 4 * 2 * 16 * 8 / medians[T]) <= 0.06, (line, medians)\n";
   EXPECT_EQ(check_json(dir, check, dir.path("b.json") + " " + dir.path("out.txt")), 0) << out;
 }
