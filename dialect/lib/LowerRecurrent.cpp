@@ -13,8 +13,8 @@
 // the product of the decays since the tile last held S. Then
 // Sᵀ dk = S̃ᵀ (P ⊙ k) and the update is S̃ += (k / P) ⊗ delta, FMAs alone.
 // When a P leaves [kMinScale, 1 / kMinScale] (or is NaN: a decay of 0 makes
-// it 0 at once), at the end of every GDR_TOKEN_BLOCK (where the runtime may
-// end a token-major call: blocking then changes no bit) and at a block's
+// it 0 at once), at the end of every GDR_TOKEN_BLOCK (so that a sequence
+// split across calls there gives the bits of one call) and at a block's
 // last token, the sweep is S = diag(P) S̃ + ..., and P restarts at 1.
 //
 // Pairs: a sweep applies two tokens' updates and accumulates the next two
@@ -86,8 +86,7 @@ class RecurrentEmitter {
  public:
   // Tokens per block: a task runs its tokens in blocks of at most this
   // many, each block's per-token rows computed once, before its tiles run it
-  // (a multiple of GDR_TOKEN_BLOCK and even: blocks change no bit, pairs
-  // never straddle them). Blocks of 64, 128, 256 and 512 tokens were within
+  // (a multiple of GDR_TOKEN_BLOCK and even: pairs never straddle them). Blocks of 64, 128, 256 and 512 tokens were within
   // 3% of each other (AOT kernels interleaved in one process, 2026-12-02,
   // 1 thread, T = 512: K = V = 128, H = 32, min 14.2 / 14.0 / 13.4 / 14.1 ms;
   // K = V = 256, H = 16, 30.9 / 30.9 / 30.3 / 31.6); 128 keeps the rows
@@ -382,9 +381,9 @@ class RecurrentEmitter {
 
   // The block's groups: pairs from its first token, then its last token
   // alone if it has an odd count; each group's sweep is full when it is the
-  // block's last, ends a GDR_TOKEN_BLOCK (where the runtime may end a
-  // token-major call) or has a P out of [kMinScale, 1 / kMinScale] (or NaN:
-  // a decay of 0 makes it 0 at once).
+  // block's last, ends a GDR_TOKEN_BLOCK (where a caller may split a
+  // sequence across calls) or has a P out of [kMinScale, 1 / kMinScale]
+  // (or NaN: a decay of 0 makes it 0 at once).
   void emitTokenRows(const Block& block) {
     Value groups = div(block.count, c(G_));
     Value begin = c(0), step = c(1);

@@ -102,7 +102,7 @@ Problem make_problem(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V,
   std::mt19937_64 rng(o.seed);
   std::normal_distribution<float> normal(0.f, 1.f);
   std::uniform_real_distribution<float> uniform(0.f, 1.f);
-  auto fill_normal = [&](std::vector<float>& x, int64_t n) {
+  auto fill_normal = [&](LineAlignedFloats& x, int64_t n) {
     x.resize(n);
     for (float& e : x) e = normal(rng);
   };
@@ -112,7 +112,7 @@ Problem make_problem(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V,
   fill_normal(p.initial_state, initial_rows * H * K * V);
   if (o.normalize) {
     // Rows of K are contiguous in either layout.
-    for (std::vector<float>* x : {&p.query, &p.key})
+    for (LineAlignedFloats* x : {&p.query, &p.key})
       for (size_t i = 0; i < x->size(); i += K) {
         double norm = 0;
         for (int64_t r = 0; r < K; ++r) norm += double((*x)[i + r]) * (*x)[i + r];
@@ -157,7 +157,7 @@ Reference reference_f64(const Problem& p) {
   const int64_t N = f.seqlens.empty() ? p.B : static_cast<int64_t>(f.seqlens.size());
   Reference ref;
   ref.out.assign(p.B * p.T * Hout * V, 0.0);
-  const std::vector<float>& pool = p.final_pool();
+  const LineAlignedFloats& pool = p.final_pool();
   ref.final_state.assign(pool.begin(), pool.end());
   std::vector<double> S(K * V), pred(V), delta(V);
   for (int64_t i = 0; i < N; ++i) {
@@ -202,7 +202,7 @@ Reference reference_f64(const Problem& p) {
 
 double relative_error(const Problem& p, const Reference& ref) {
   double worst = 0;
-  auto scan = [&](const std::vector<float>& got, const std::vector<double>& want) {
+  auto scan = [&](const LineAlignedFloats& got, const std::vector<double>& want) {
     if (got.size() != want.size()) worst = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
       const double e = std::abs(double(got[i]) - want[i]) / (1.0 + std::abs(want[i]));

@@ -109,24 +109,4 @@ gdr_kernel_args CallTasks::args(int64_t task) const {
   return a;
 }
 
-int64_t CallTasks::longest_sequence() const {
-  if (!t_.cu_seqlens.given()) return t_.T;
-  int64_t longest = 0;
-  for (int64_t i = 0; i < shape_.sequences; ++i)
-    longest = std::max(longest, t_.cu_seqlens[i + 1] - t_.cu_seqlens[i]);
-  return longest;
-}
-
-void CallTasks::narrow_to_tokens(int64_t first, int64_t count, gdr_kernel_args* a) {
-  a->T = count;
-  if (first == 0) return;
-  a->query += first * a->query_token_stride;
-  a->key += first * a->key_token_stride;
-  a->value += first * a->value_token_stride;
-  a->decay += first * a->decay_token_stride;
-  a->beta += first * a->beta_token_stride;
-  a->out += first * a->out_token_stride;
-  a->initial_state = a->final_state;
-}
-
 }  // namespace gdr

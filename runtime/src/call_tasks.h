@@ -18,11 +18,6 @@ class CallTasks {
   int64_t count() const { return shape_.sequences * t_.H; }
   // Task `task`'s arguments over every column, without scratch.
   gdr_kernel_args args(int64_t task) const;
-  // Tokens in the call's longest sequence.
-  int64_t longest_sequence() const;
-  // Narrows a task's arguments to its tokens [first, first + count): the
-  // block after the first starts from the state the one before it wrote.
-  static void narrow_to_tokens(int64_t first, int64_t count, gdr_kernel_args* a);
 
  private:
   // Where rows of a tensor with `heads` heads of `width` floats start.

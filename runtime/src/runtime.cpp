@@ -112,68 +112,46 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   }
   const int64_t scratch_floats = kernel.scratch_floats ? kernel.scratch_floats(t.T, t.K, t.V) : 0;
 
-  // Token-major, the rows of one token's heads are adjacent, so running
-  // every task over one block of tokens before the next reads each block's
-  // rows together, where task after task over all T tokens read every head's
-  // rows from their own pages (one 4 KiB page per row at H·K = 4096 floats).
-  // Measured on the dev VM (2-core Xeon, AVX-512), H = 32, K = V = 128,
-  // T = 512, time against the same call head-major (interleaved in one
-  // process, best of 5-6): 1 thread 1.32-1.42x unblocked, 1.26-1.31x
-  // blocks of 32, 1.22-1.24x of 64, 1.21-1.28x of 96; 2 threads 1.27-1.38x,
-  // 1.31x, 1.16x, 1.24x. Head-major gets slower (1 thread 1.11x at 64: the
-  // state's extra round trip per block), so it is not blocked
-  // (GDR_TOKEN_BLOCK, kernel_abi.h). Since the kernel defers its decay
-  // (2026-12-02, Sapphire Rapids VM, same shape, medians of 15 interleaved
-  // rounds) blocking gains less: 1 thread 1.18x head-major in blocks of 64,
-  // 1.22x of 128, 256 or unblocked; 2 threads 1.19x, 1.20x, 1.16x, 1.18x;
-  // 64 stays (a multiple of it keeps blocking bit-exact).
-  const int64_t block = kernel.token_steps && t.layout == Layout::TokenMajor ? GDR_TOKEN_BLOCK : 0;
-  const int64_t blocks = block > 0 ? std::max<int64_t>(1, (tasks.longest_sequence() + block - 1) / block) : 1;
-
   // Each state is read and written once per call.
   const int64_t state_bytes = 2 * heads * t.K * t.V * int64_t{sizeof(float)};
   const int64_t count = heads * parts;
   std::atomic<int32_t> failure{0};
   std::mutex message_mutex;
   std::string message;  // the first failed task's, if its kernel keeps one
-  bool ran = true;
-  for (int64_t b = 0; b < blocks && ran && failure.load() == 0; ++b) {
-    const int64_t first = b * block;  // tokens [first, first + block) of every task, or all
-    // Task `task`'s arguments for this block, and whether the block is the
-    // task's last (the one that writes the state it ends with; the blocks
-    // before write states the next block reads); false if it has no work in it.
-    auto task_args = [&](int64_t task, gdr_kernel_args* a, bool* last = nullptr) {
-      *a = tasks.args(task / parts);
-      column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a->v_begin,
-                   &a->v_end);
-      if (a->v_begin == a->v_end || (first > 0 && first >= a->T)) return false;
-      if (last) *last = block == 0 || first + block >= a->T;
-      if (block > 0) tasks.narrow_to_tokens(first, std::min(block, a->T - first), a);
-      return true;
-    };
-    ran = pool.parallel_for(count, threads, scratch_floats, [&](int64_t task, int, float* scratch) {
-      gdr_kernel_args a;
-      bool last = false;
-      if (!task_args(task, &a, &last)) return;
-      if (last && stream_final_state(options.final_state_stores, state_bytes, threads,
-                                     a.final_state == a.initial_state)) {
-        a.final_state_stores = GDR_STATE_STORES_STREAMING;
-        // A worker runs consecutive tasks (ThreadPool::parallel_for).
-        gdr_kernel_args next;
-        if (task + 1 < count && task_args(task + 1, &next))
-          a.next_initial_state = next.initial_state + next.v_begin;
-      }
-      if (scratch_floats > 0) {
-        a.scratch = scratch;
-        a.scratch_floats = scratch_floats;
-      }
-      if (int32_t code = kernel.fn(&a); code != 0) {
-        failure.store(code);
-        std::lock_guard<std::mutex> lock(message_mutex);
-        if (message.empty() && kernel.error_message) message = kernel.error_message();
-      }
-    });
-  }
+  // Task `task`'s arguments; false if it has no columns.
+  auto task_args = [&](int64_t task, gdr_kernel_args* a) {
+    *a = tasks.args(task / parts);
+    column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a->v_begin, &a->v_end);
+    return a->v_begin != a->v_end;
+  };
+  // Each task runs all its tokens, token-major too: running every task over
+  // a block of 64 tokens before the next (the rows of one token's heads are
+  // adjacent) was slower once the kernel prefetched the next 128 tokens'
+  // rows itself, the prefetch then clamped to the block's end (H = 32,
+  // K = V = 128, T = 512, Zen 5, two gdr-bench runs of line-aligned
+  // inputs: token-major 1.22-1.24x / 1.20-1.22x head-major's time on 1 / 2
+  // threads in blocks of 64, 1.06x / 1.05-1.08x unblocked; Qwen3-Next's
+  // form 74-75% / 73-76% of the FMA peak in blocks, 81-83% / 79-81%
+  // unblocked).
+  const bool ran = pool.parallel_for(count, threads, scratch_floats, [&](int64_t task, int, float* scratch) {
+    gdr_kernel_args a;
+    if (!task_args(task, &a)) return;
+    if (stream_final_state(options.final_state_stores, state_bytes, threads, a.final_state == a.initial_state)) {
+      a.final_state_stores = GDR_STATE_STORES_STREAMING;
+      // A worker runs consecutive tasks (ThreadPool::parallel_for).
+      gdr_kernel_args next;
+      if (task + 1 < count && task_args(task + 1, &next)) a.next_initial_state = next.initial_state + next.v_begin;
+    }
+    if (scratch_floats > 0) {
+      a.scratch = scratch;
+      a.scratch_floats = scratch_floats;
+    }
+    if (int32_t code = kernel.fn(&a); code != 0) {
+      failure.store(code);
+      std::lock_guard<std::mutex> lock(message_mutex);
+      if (message.empty() && kernel.error_message) message = kernel.error_message();
+    }
+  });
   // Scratch is reserved before any task runs, so this failure writes nothing.
   if (!ran)
     return Status::error("out of memory: kernel " + kernel.name + " needs " +

@@ -10,8 +10,7 @@ namespace gdr {
 // Whether a task streams its final state: `requested`, with Automatic
 // resolved for a call that reads and writes `state_bytes` of states on
 // `threads` threads, for a task whose final state is written `over_initial`
-// (where its initial state was just read: in place, or a token block after
-// the first).
+// (where its initial state was just read: in place).
 bool stream_final_state(StateStores requested, int64_t state_bytes, int threads, bool over_initial);
 
 }  // namespace gdr

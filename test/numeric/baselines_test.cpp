@@ -55,7 +55,7 @@ TEST_P(BaselineTest, SplittingTheSequenceMatchesOneCall) {
 
 TEST_P(BaselineTest, InitialStateIsNeverWritten) {
   Problem p = make_problem(2, 2, 40, 8, 8);
-  const std::vector<float> before = p.initial_state;
+  const auto before = p.initial_state;
   ASSERT_TRUE(run(p.tensors(), options()));
   EXPECT_EQ(p.initial_state, before);
 }

@@ -6,6 +6,7 @@
 // calls through slots equal to one call.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -139,6 +140,52 @@ TEST_P(FormTest, MatchesFloat64) {
   }
 }
 
+// Runs the call with each of p's tensors one float past a cache line, as a
+// view into a larger tensor may be (every 64-byte row load then spans two
+// lines), and copies the outputs back into p.
+Runner one_float_past_lines(Problem& p) {
+  return [&p](const Tensors& given, const Options& options) {
+    std::vector<LineAlignedFloats> storage;
+    storage.reserve(8);  // the pointers below stay valid
+    auto shifted = [&](const LineAlignedFloats& x) {
+      LineAlignedFloats& y = storage.emplace_back(x.size() + 1);
+      std::copy(x.begin(), x.end(), y.begin() + 1);
+      return y.data() + 1;
+    };
+    Tensors t = given;
+    t.query = shifted(p.query);
+    t.key = shifted(p.key);
+    t.value = shifted(p.value);
+    t.decay = shifted(p.decay);
+    t.beta = shifted(p.beta);
+    float* out = shifted(p.out);
+    float* pool = shifted(p.final_pool());
+    t.out = out;
+    t.final_state = pool;
+    t.initial_state = p.form.in_place ? pool : shifted(p.initial_state);
+    const Status s = run(t, options);
+    std::copy_n(out, p.out.size(), p.out.begin());
+    LineAlignedFloats& final_pool = p.form.in_place ? p.initial_state : p.final_state;
+    std::copy_n(pool, final_pool.size(), final_pool.begin());
+    return s;
+  };
+}
+
+// Every route reads and writes tensors wherever they start (Problem's
+// tensors start cache lines; K and V are multiples of 16 here, so that only
+// the shift misaligns rows).
+TEST_P(FormTest, TensorsOneFloatPastALine) {
+  for (const Form& form : {Form{"flagship", 2, 3, 37, ProblemForm{}}, Form{"everything", 1, 4, 0, everything()}}) {
+    ProblemOptions o;
+    o.form = form.form;
+    Problem p = make_problem(form.B, form.H, form.T, 32, 48, o);
+    Options options;
+    options.route = GetParam();
+    options.threads = 2;
+    expect_within_contract(p, options, form.name, one_float_past_lines(p));
+  }
+}
+
 // In place gives the functional call's result bit for bit.
 TEST_P(FormTest, InPlaceEqualsFunctional) {
   for (const ProblemForm& form : {everything(), readout_everything(3)}) {
@@ -182,7 +229,7 @@ TEST_P(FormTest, SplittingThroughSlotsEqualsOneCall) {
     std::vector<float> pool(3 * H * K * V, 0.f);
     std::copy(whole.initial_state.begin(), whole.initial_state.end(), pool.begin() + H * K * V);
     const int64_t slot[] = {1};
-    std::vector<float> out(T * H * V);
+    LineAlignedFloats out(T * H * V);
     for (auto [t0, t1] : {std::pair<int64_t, int64_t>{0, cut}, {cut, T}}) {
       Tensors t = whole.tensors();
       t.T = t1 - t0;

@@ -52,7 +52,8 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   EXPECT_EQ(info[GDR_INFO_COLUMN_ALIGN], AOT_CONSTANT(column_align));
   EXPECT_EQ(info[GDR_INFO_SCRATCH_FLOATS], AOT_CONSTANT(scratch_floats));
   EXPECT_EQ(info[GDR_INFO_VECTOR_BITS], 8 * 32);
-  // It steps token by token: token-major calls on it run in token blocks.
+  // It steps token by token: a sequence split across calls at multiples of
+  // GDR_TOKEN_BLOCK gives the bits of one call.
   EXPECT_EQ(info[GDR_INFO_TOKEN_STEPS], 1);
 }
 
@@ -109,13 +110,13 @@ TEST(RecurrentAot, SameBitsAsJitAndWithinContract) {
 // sizes it was not built for (1) and a short scratch (2), writing nothing.
 TEST(RecurrentAot, EntryRefusesOtherSizesAndShortScratch) {
   Problem p = make_problem(1, 1, 3, 40, 72);
-  const std::vector<float> out_before = p.out;
+  const auto out_before = p.out;
   const Tensors t = p.tensors();
   std::vector<float> scratch(AOT_CONSTANT(scratch_floats));
   gdr_kernel_args a = single_head_args(t);
   a.scratch = scratch.data();
   a.scratch_floats = static_cast<int64_t>(scratch.size());
-  const std::vector<float> state_before = p.final_state;
+  const auto state_before = p.final_state;
   gdr_kernel_args wrong_k = a;
   wrong_k.K = 41;
   EXPECT_EQ(AOT_NAME(&wrong_k), 1);

@@ -51,7 +51,7 @@ TEST(Reference, EmptySequenceCopiesState) {
 
 TEST(Reference, InitialStateIsNeverWritten) {
   Problem p = make_problem(1, 2, 9, 8, 8);
-  const std::vector<float> before = p.initial_state;
+  const LineAlignedFloats before = p.initial_state;
   ASSERT_TRUE(run(p.tensors(), reference_route()));
   EXPECT_EQ(p.initial_state, before);
 }

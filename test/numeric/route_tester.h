@@ -47,7 +47,7 @@ inline double split_sequence_error(const Problem& p, const std::vector<int64_t>&
                                    const Options& options, const Runner& runner = route_runner()) {
   const Reference ref = reference_f64(p);
   Problem whole = p;  // collects out and the final state of the last call
-  std::vector<float> state = p.initial_state;
+  LineAlignedFloats state = p.initial_state;
   std::vector<int64_t> bounds = {0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(p.T);
@@ -55,7 +55,7 @@ inline double split_sequence_error(const Problem& p, const std::vector<int64_t>&
     const int64_t t0 = bounds[i], L = bounds[i + 1] - t0;
     Problem part = make_problem(p.B, p.H, L, p.K, p.V);
     for (int64_t bh = 0; bh < p.B * p.H; ++bh) {
-      auto copy = [&](const std::vector<float>& from, std::vector<float>& to, int64_t width) {
+      auto copy = [&](const LineAlignedFloats& from, LineAlignedFloats& to, int64_t width) {
         std::copy_n(from.begin() + (bh * p.T + t0) * width, L * width,
                     to.begin() + bh * L * width);
       };

@@ -26,7 +26,7 @@ class StateStoresTest : public ::testing::Test {
 
 // A copy of `x` at a 64-byte boundary plus `offset` floats.
 struct AlignedCopy {
-  AlignedCopy(const std::vector<float>& x, int64_t offset)
+  AlignedCopy(const LineAlignedFloats& x, int64_t offset)
       : storage(static_cast<float*>(std::aligned_alloc(64, (x.size() + 64) * sizeof(float))), std::free),
         data(storage.get() + offset),
         size(x.size()) {
@@ -55,7 +55,7 @@ std::pair<std::vector<float>, std::vector<float>> run_with(Problem p, StateStore
   o.threads = threads;
   o.final_state_stores = stores;
   EXPECT_TRUE(runner(t, o)) << what;
-  return {p.out, pool.values()};
+  return {{p.out.begin(), p.out.end()}, pool.values()};
 }
 
 TEST_F(StateStoresTest, StreamingGivesTheCachedBitsInEveryForm) {

@@ -37,8 +37,10 @@ class GdrRunTest : public ::testing::Test {
  public:
   std::string path(const std::string& name) const { return temp_.path(name); }
 
-  void write(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& data) {
-    ASSERT_TRUE(npy::write(path(name), {shape, data}));
+  // data: a Problem's LineAlignedFloats or a std::vector<float> ({...}).
+  template <class Floats = std::vector<float>>
+  void write(const std::string& name, std::vector<int64_t> shape, const Floats& data) {
+    ASSERT_TRUE(npy::write(path(name), {shape, {data.begin(), data.end()}}));
   }
 
   void write_problem(const Problem& p) {
@@ -110,8 +112,8 @@ class GdrRunTest : public ::testing::Test {
       ADD_FAILURE() << "gdr-run wrote no readable out.npy / fs.npy";
       return result;
     }
-    result.out = out.data;
-    result.final_state = fs.data;
+    result.out.assign(out.data.begin(), out.data.end());
+    result.final_state.assign(fs.data.begin(), fs.data.end());
     return result;
   }
 
@@ -180,8 +182,8 @@ class GdrRunTest : public ::testing::Test {
       ADD_FAILURE() << "gdr-run wrote no readable " << out_file << " / " << pool_file;
       return result;
     }
-    result.out = out.data;
-    (p.form.in_place ? result.initial_state : result.final_state) = fs.data;
+    result.out.assign(out.data.begin(), out.data.end());
+    (p.form.in_place ? result.initial_state : result.final_state).assign(fs.data.begin(), fs.data.end());
     return result;
   }
 
@@ -207,8 +209,8 @@ TEST_F(GdrRunTest, EveryAvailableRouteMatchesFloat64) {
     ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
     EXPECT_EQ(out.shape, (std::vector<int64_t>{2, 3, 45, 20}));
     EXPECT_EQ(fs.shape, (std::vector<int64_t>{2, 3, 12, 20}));
-    p.out = out.data;
-    p.final_state = fs.data;
+    p.out.assign(out.data.begin(), out.data.end());
+    p.final_state.assign(fs.data.begin(), fs.data.end());
     EXPECT_LE(relative_error(p, reference_f64(p)), 1e-4) << route;
   }
 }
@@ -220,7 +222,7 @@ TEST_F(GdrRunTest, EmptySequence) {
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   npy::Array fs;
   ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
-  EXPECT_EQ(fs.data, p.initial_state);
+  EXPECT_EQ(fs.data, std::vector<float>(p.initial_state.begin(), p.initial_state.end()));
 }
 
 TEST_F(GdrRunTest, ExplainSaysWhichRouteAndScheduleRan) {
@@ -452,7 +454,7 @@ TEST_F(GdrRunTest, InPlaceUpdatesThePoolFile) {
   EXPECT_EQ(bytes_of("out2.npy"), bytes_of("out.npy"));
   npy::Array fs;
   ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
-  EXPECT_EQ(fs.data, in_place.initial_state);
+  EXPECT_EQ(fs.data, std::vector<float>(in_place.initial_state.begin(), in_place.initial_state.end()));
 }
 
 // Offsets and indices as int32 ('<i4') and int64 ('<i8') files give the
@@ -715,8 +717,8 @@ TEST_F(GdrRunTest, ConcurrentColdProcessesShareOneCache) {
     ASSERT_TRUE(npy::read(path("out" + n + ".npy"), &out)) << "process " << i;
     ASSERT_TRUE(npy::read(path("fs" + n + ".npy"), &fs)) << "process " << i;
     Problem result = p;
-    result.out = out.data;
-    result.final_state = fs.data;
+    result.out.assign(out.data.begin(), out.data.end());
+    result.final_state.assign(fs.data.begin(), fs.data.end());
     EXPECT_LE(relative_error(result, reference_f64(p)), 1e-4) << "process " << i;
   }
   const auto entries = inodes(cache);

@@ -170,7 +170,7 @@ TEST_P(ValidateTest, RejectsAndWritesNothing) {
     const float mark = 12345.f;
     std::fill(p.out.begin(), p.out.end(), mark);
     std::fill(p.final_state.begin(), p.final_state.end(), mark);
-    std::vector<float> out_before = p.out, state_before = p.final_state;
+    test::LineAlignedFloats out_before = p.out, state_before = p.final_state;
     Options options;
     options.route = GetParam();
     Status s = run(t, options);

@@ -82,7 +82,7 @@ double time_round(std::vector<Entry>& entries, const std::vector<size_t>& which,
   Tensors t = problem.tensors();
   Options o;
   o.threads = threads;
-  const std::vector<float> pool = problem.form.in_place ? problem.initial_state : std::vector<float>();
+  const test::LineAlignedFloats pool = problem.form.in_place ? problem.initial_state : test::LineAlignedFloats();
   auto run = [&](size_t k) {
     Entry& e = entries[which[k]];
     if (problem.form.in_place) std::copy(pool.begin(), pool.end(), problem.initial_state.begin());

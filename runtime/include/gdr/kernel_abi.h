@@ -68,10 +68,10 @@ typedef struct gdr_kernel_args {
  * Halide buffer constraints instead: Halide's negative error code). */
 typedef int32_t (*gdr_kernel_fn)(const gdr_kernel_args* args);
 
-/* The runtime runs token-major calls of token-stepping kernels in blocks of
- * this many tokens of every task (runtime.cpp); a recurrent kernel writes
- * the state itself (not with its decay deferred) at the end of every such
- * block of its task, so that blocking changes no bit. */
+/* A recurrent kernel writes the state itself (not with its decay deferred)
+ * at the end of every block of this many tokens of its task, so that a
+ * sequence split across calls at multiples of it gives the bits of one
+ * call (GDR_INFO_TOKEN_STEPS). */
 #define GDR_TOKEN_BLOCK 64
 
 /* A generated kernel with entry point `<name>` also exports `<name>_info`,
@@ -87,10 +87,10 @@ enum gdr_kernel_info_field {
   GDR_INFO_VECTOR_BITS,    /* widest vectors it uses: 128, 256 or 512 */
   GDR_INFO_DECAY_KIND,     /* gdr_decay_kind it reads */
   GDR_INFO_READOUTS,       /* queries per state head it reads out */
-  GDR_INFO_TOKEN_STEPS,    /* 1: a task run as consecutive blocks of
-                              GDR_TOKEN_BLOCK tokens (each from the state
-                              the last wrote) gives the same bits
-                              (Kernel::token_steps) */
+  GDR_INFO_TOKEN_STEPS,    /* 1: a sequence run as consecutive calls of
+                              multiples of GDR_TOKEN_BLOCK tokens (each
+                              from the state the last wrote) gives the
+                              bits of one call (Kernel::token_steps) */
   GDR_KERNEL_INFO_FIELDS
 };
 

@@ -60,9 +60,9 @@ struct Kernel {
   std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats;
   std::optional<DecayKind> decay_kind;  // the decay it reads; none: either
   int64_t readouts = 0;                 // queries per state head it reads out; 0: any
-  // A task run as consecutive blocks of GDR_TOKEN_BLOCK tokens (each from
-  // the state the last one wrote) gives the same bits; the runtime then
-  // runs token-major calls so.
+  // A sequence run as consecutive calls of multiples of GDR_TOKEN_BLOCK
+  // tokens (each from the state the last one wrote) gives the bits of one
+  // call (every generated recurrent kernel).
   bool token_steps = false;
   // The calling thread's message for its last failed call of fn, if the
   // kernel keeps one (chunked kernels: Halide's errors); null: none.

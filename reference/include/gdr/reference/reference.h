@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gdr/kernel_abi.h"
+#include "gdr/reference/line_aligned.h"
 #include "gdr/status.h"
 #include "gdr/tensors.h"
 
@@ -32,12 +33,13 @@ struct ProblemForm {
 struct Problem {
   int64_t B = 1, H = 1, T = 1, K = 16, V = 16;
   ProblemForm form;
-  std::vector<float> query, key, value, decay, beta, initial_state, out, final_state;
+  // Each starts a cache line, as PyTorch's tensors do (line_aligned.h).
+  LineAlignedFloats query, key, value, decay, beta, initial_state, out, final_state;
   std::vector<int64_t> cu_seqlens, initial_indices, final_indices;  // as int64
   std::vector<int32_t> cu_seqlens32, initial_indices32, final_indices32;  // int32 copies
   Tensors tensors();  // views of the vectors above
   // Where the final states are: final_state, or initial_state in place.
-  const std::vector<float>& final_pool() const { return form.in_place ? initial_state : final_state; }
+  const LineAlignedFloats& final_pool() const { return form.in_place ? initial_state : final_state; }
 };
 
 enum class DecayRegime {

@@ -1,8 +1,7 @@
-// Token-major calls on kernels that step token by token run every task over
-// one block of tokens at a time (runtime.cpp, kTokenMajorBlock): the same
-// bits as the head-major call, whose tasks run whole, across block
-// boundaries, varlen sequences ending in different blocks, slots, in place
-// and column parts.
+// Token-major calls on the recurrent route: the same bits as the head-major
+// call, across the kernel's blocks of GDR_TOKEN_BLOCK and 2 · GDR_TOKEN_BLOCK
+// tokens, with varlen sequences ending in different blocks, slots, in
+// place and column parts.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,15 +13,15 @@
 namespace gdr::test {
 namespace {
 
-class TokenBlocksTest : public ::testing::TestWithParam<Route> {
+class TokenMajorTest : public ::testing::TestWithParam<Route> {
  protected:
   static void SetUpTestSuite() { ASSERT_TRUE(tools::install_all_routes()); }
 };
 
 // [B, heads, T, width] -> [B, T, heads, width], or back with `back`.
-std::vector<float> swap_heads_and_tokens(const std::vector<float>& x, int64_t B, int64_t heads,
-                                         int64_t T, int64_t width, bool back = false) {
-  std::vector<float> y(x.size());
+LineAlignedFloats swap_heads_and_tokens(const LineAlignedFloats& x, int64_t B, int64_t heads,
+                                        int64_t T, int64_t width, bool back = false) {
+  LineAlignedFloats y(x.size());
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t t = 0; t < T; ++t)
@@ -37,7 +36,7 @@ std::vector<float> swap_heads_and_tokens(const std::vector<float>& x, int64_t B,
   return y;
 }
 
-TEST_P(TokenBlocksTest, TokenMajorEqualsHeadMajorBitForBit) {
+TEST_P(TokenMajorTest, TokenMajorEqualsHeadMajorBitForBit) {
   const int64_t K = 24, V = 40;
   for (int64_t H : {1, 3})  // H = 1 on 2 threads splits the head's columns
     for (int64_t T : {1, 63, 64, 65, 200})
@@ -62,9 +61,9 @@ TEST_P(TokenBlocksTest, TokenMajorEqualsHeadMajorBitForBit) {
       }
 }
 
-// Sequences ending inside the first block, on a block's last token, one past
-// it, and several blocks on, with slots, zero starts and in place.
-TEST_P(TokenBlocksTest, VarlenSlotsAndInPlaceAcrossBlocksMatchFloat64) {
+// Sequences ending inside the kernel's first block, on a block's last token,
+// one past it, and several blocks on, with slots, zero starts and in place.
+TEST_P(TokenMajorTest, VarlenSlotsAndInPlaceAcrossBlocksMatchFloat64) {
   for (bool in_place : {false, true})
     for (int threads : {1, 2}) {
       ProblemOptions o;
@@ -86,7 +85,7 @@ TEST_P(TokenBlocksTest, VarlenSlotsAndInPlaceAcrossBlocksMatchFloat64) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Routes, TokenBlocksTest, ::testing::Values(Route::Recurrent, Route::Auto),
+INSTANTIATE_TEST_SUITE_P(Routes, TokenMajorTest, ::testing::Values(Route::Recurrent, Route::Auto),
                          [](const auto& info) { return std::string(route_name(info.param)); });
 
 }  // namespace
