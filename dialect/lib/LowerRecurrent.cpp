@@ -58,8 +58,7 @@
 // Streaming final state (the entry point's flag, kernel_abi.h): the task's
 // last sweep writes whole vectors with non-temporal stores, which skip
 // reading the line first, and prefetches the tile the task (or the worker's
-// next task, `next_initial_state`) reads next, so the bus reads while it
-// writes.
+// next task, `next_task`) reads next, so the bus reads while it writes.
 //
 // Every op is built in a statement of its own (or in a braced list, which
 // C++ evaluates left to right), never as one of several arguments of a call:
@@ -117,15 +116,17 @@ class RecurrentEmitter {
            kBlockTokens / schedule.getSweepTokens() * K + 3 * K;
   }
 
-  // The function's arguments: the 8 tensors, the scratch and the next
-  // task's initial state as memrefs, then T, the token strides of query,
-  // key, value, decay, beta and out, the readout strides of query and out,
-  // v_begin, v_end and whether to stream the final state (0 or 1).
+  // The function's arguments: the 8 tensors, the scratch, the next task's
+  // initial state (at its first column) and its query, key and decay as
+  // memrefs, then T, the token strides of query, key, value, decay, beta and
+  // out, the readout strides of query and out, the next task's T, its token
+  // strides of query, key and decay and its query readout stride, v_begin,
+  // v_end and whether to stream the final state (0 or 1).
   static FunctionType signature(OpBuilder& b) {
     Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
     Type idx = b.getIndexType();
-    SmallVector<Type> args(10, mem);
-    args.append(12, idx);
+    SmallVector<Type> args(13, mem);
+    args.append(17, idx);
     return b.getFunctionType(args, {});
   }
 
@@ -133,14 +134,16 @@ class RecurrentEmitter {
     auto a = entry->getArguments();
     query_ = a[0], key_ = a[1], value_ = a[2], decay_ = a[3], beta_ = a[4];
     s0_ = a[5], out_ = a[6], s1_ = a[7], scratch_ = a[8], next_ = a[9];
-    T_ = a[10];
-    qStride_ = a[11], kStride_ = a[12], vStride_ = a[13], dStride_ = a[14], bStride_ = a[15],
-    oStride_ = a[16], qReadout_ = a[17], oReadout_ = a[18];
-    vBegin_ = a[19];
-    vEnd_ = a[20];
+    nextQuery_ = a[10], nextKey_ = a[11], nextDecay_ = a[12];
+    T_ = a[13];
+    qStride_ = a[14], kStride_ = a[15], vStride_ = a[16], dStride_ = a[17], bStride_ = a[18],
+    oStride_ = a[19], qReadout_ = a[20], oReadout_ = a[21];
+    nextT_ = a[22], nextQStride_ = a[23], nextKStride_ = a[24], nextDStride_ = a[25], nextQReadout_ = a[26];
+    vBegin_ = a[27];
+    vEnd_ = a[28];
     // Tiles after one that is not whole cache lines start inside lines.
     if (tile_ % kLineFloats == 0)
-      streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[21], c(0));
+      streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[29], c(0));
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
 
     ifElse(eq(T_, 0), [&] {
@@ -730,26 +733,42 @@ class RecurrentEmitter {
     for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(ahead.mem, add(row, c(j)), /*write=*/false);
   }
 
-  // The rows of the tokens kBlockTokens after a group's (clamped to the
-  // last token) that the next block's rows pass reads: key, each query and
-  // (channelwise) decay. The group's sweeps prefetch them, a line of each
-  // row every kLineFloats rows of the tile, so that the rows pass finds them
-  // in cache instead of waiting on memory while the FMA ports idle; scalar
-  // decay's row is one float, prefetched here once. Every tile prefetches
-  // (the later ones find the lines in cache): the first tile alone, behind
-  // a branch, was slower at V = 256 (docs/recurrent-route.md).
+  // The rows of the tokens kBlockTokens after a group's that the next
+  // block's rows pass reads: key, each query and (channelwise) decay; past
+  // the task's last token, those of the worker's next task, from its first
+  // (the next task's token t + kBlockTokens - T, clamped to its last), whose
+  // first block would otherwise wait on them. The group's sweeps prefetch
+  // them, a line of each row every kLineFloats rows of the tile, so that the
+  // rows pass finds them in cache instead of waiting on memory while the FMA
+  // ports idle; scalar decay's row is one float, prefetched here once. Every
+  // tile prefetches (the later ones find the lines in cache): the first tile
+  // alone, behind a branch, was slower at V = 256 (docs/recurrent-route.md).
   SmallVector<std::pair<Value, Value>> nextBlockRows(ArrayRef<Value> tokens) {
     SmallVector<std::pair<Value, Value>> rows;  // memref, row start
     for (Value t : tokens) {
-      Value token = tokenAhead(t, kBlockTokens);
-      rows.push_back({key_, mul(token, kStride_)});
-      Value queryRow = mul(token, qStride_);
-      for (int64_t g = 0; g < R_; ++g) rows.push_back({query_, add(queryRow, readout(qReadout_, g))});
-      Value decayRow = mul(token, dStride_);
+      Value at = add(t, c(kBlockTokens));
+      Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, at, T_);
+      Value past = sub(at, T_);
+      Value nextLast = sub(nextT_, c(1));
+      Value pastLast = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, past, nextLast);
+      Value nextToken = b_.create<SelectOp>(loc_, pastLast, nextLast, past);
+      Value token = b_.create<SelectOp>(loc_, inTask, at, nextToken);
+      auto pick = [&](Value own, Value next) { return b_.create<SelectOp>(loc_, inTask, own, next).getResult(); };
+      Value key = pick(key_, nextKey_);
+      Value keyStride = pick(kStride_, nextKStride_);
+      rows.push_back({key, mul(token, keyStride)});
+      Value query = pick(query_, nextQuery_);
+      Value queryStride = pick(qStride_, nextQStride_);
+      Value queryRow = mul(token, queryStride);
+      Value readoutStride = R_ > 1 ? pick(qReadout_, nextQReadout_) : Value();
+      for (int64_t g = 0; g < R_; ++g) rows.push_back({query, add(queryRow, readout(readoutStride, g))});
+      Value decay = pick(decay_, nextDecay_);
+      Value decayStride = pick(dStride_, nextDStride_);
+      Value decayRow = mul(token, decayStride);
       if (scalarDecay_)
-        prefetch(decay_, decayRow, /*write=*/false);
+        prefetch(decay, decayRow, /*write=*/false);
       else
-        rows.push_back({decay_, decayRow});
+        rows.push_back({decay, decayRow});
     }
     return rows;
   }
@@ -834,6 +853,10 @@ class RecurrentEmitter {
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
   Value vBegin_, vEnd_, streaming_;
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
+  // The worker's next task (this task's own if none): the rows its first
+  // block reads, its T and their strides.
+  Value nextQuery_, nextKey_, nextDecay_, nextT_;
+  Value nextQStride_, nextKStride_, nextDStride_, nextQReadout_;
 };
 struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
   void runOnOperation() override {

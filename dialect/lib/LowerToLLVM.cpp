@@ -30,10 +30,10 @@ enum ArgField : int32_t {
   kT, kK, kV, kDecayKind, kReadouts,
   kQueryTokenStride, kKeyTokenStride, kValueTokenStride, kDecayTokenStride, kBetaTokenStride,
   kOutTokenStride, kQueryReadoutStride, kOutReadoutStride,
-  kVBegin, kVEnd, kScratch, kScratchFloats, kFinalStateStores, kNextInitialState, kArgFields
+  kVBegin, kVEnd, kScratch, kScratchFloats, kFinalStateStores, kNextTask, kArgFields
 };
 constexpr int kPointerFields[] = {kQuery, kKey, kValue, kDecay, kBeta, kInitialState, kOut,
-                                  kFinalState, kScratch, kNextInitialState};
+                                  kFinalState, kScratch};
 
 struct Entry {
   std::string name, body;
@@ -59,7 +59,10 @@ constexpr int64_t kUnknownSize = int64_t{1} << 62;
 // kernel's, 2 if the scratch is too small, else calls the body with each
 // tensor as a memref descriptor (allocated = aligned pointer, offset 0,
 // stride 1), the sizes and strides and whether to stream the final state,
-// and returns 0. It streams when asked to and every row of the task's
+// and returns 0. The worker's next task (next_task; this task's own if
+// null) gives the body its initial state at its first column, its query,
+// key and decay, its T and their strides. It streams when asked to and
+// every row of the task's
 // final state starts a cache line (kLineBytes); then a fence after the body
 // orders its non-temporal stores before whatever the caller publishes next
 // (x86 does not order them with ordinary stores).
@@ -70,12 +73,14 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   b.setInsertionPointToEnd(module.getBody());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type f32Ptr = LLVM::LLVMPointerType::get(b.getF32Type());
+  // next_task points to the struct itself: an i8 pointer, cast when read.
+  Type bytePtr = LLVM::LLVMPointerType::get(b.getI8Type());
   SmallVector<Type> fields(kArgFields, i64);
   for (int f : kPointerFields) fields[f] = f32Ptr;
+  fields[kNextTask] = bytePtr;
   auto argsType = LLVM::LLVMStructType::getLiteral(ctx, fields);
-  auto fn = b.create<LLVM::LLVMFuncOp>(
-      loc, entry.name,
-      LLVM::LLVMFunctionType::get(i32, {LLVM::LLVMPointerType::get(argsType)}));
+  Type argsPtr = LLVM::LLVMPointerType::get(argsType);
+  auto fn = b.create<LLVM::LLVMFuncOp>(loc, entry.name, LLVM::LLVMFunctionType::get(i32, {argsPtr}));
   Block* start = fn.addEntryBlock();
   Block* run = fn.addBlock();
   Block* reject = fn.addBlock();
@@ -84,11 +89,12 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   auto constant = [&](Type t, int64_t v) {
     return b.create<LLVM::ConstantOp>(loc, t, b.getIntegerAttr(t, v)).getResult();
   };
-  auto field = [&](ArgField f, Type t) -> Value {
-    Value at = b.create<LLVM::GEPOp>(loc, LLVM::LLVMPointerType::get(t), args,
+  auto fieldOf = [&](Value from, ArgField f, Type t) -> Value {
+    Value at = b.create<LLVM::GEPOp>(loc, LLVM::LLVMPointerType::get(t), from,
                                      ValueRange{constant(i64, 0), constant(i32, f)});
     return b.create<LLVM::LoadOp>(loc, at);
   };
+  auto field = [&](ArgField f, Type t) { return fieldOf(args, f, t); };
   auto fieldIs = [&](ArgField f, int64_t want) -> Value {
     Value got = field(f, i64);
     Value wanted = constant(i64, want);
@@ -135,18 +141,32 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
     Value p = field(kScratch, f32Ptr);
     addMemRef(p, scratchFloats);
   }
+  // No next task: this task's own (its rows and state in cache by then).
+  Value nextTask = field(kNextTask, bytePtr);
+  Value null = b.create<LLVM::NullOp>(loc, bytePtr);
+  Value none = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, nextTask, null);
+  Value nextArgs = b.create<LLVM::BitcastOp>(loc, argsPtr, nextTask);
+  Value next = b.create<LLVM::SelectOp>(loc, none, args, nextArgs);
   {
-    // No next task: prefetch this task's own initial state (in cache by then).
-    Value next = field(kNextInitialState, f32Ptr);
-    Value null = b.create<LLVM::NullOp>(loc, f32Ptr);
-    Value none = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, next, null);
-    Value own = field(kInitialState, f32Ptr);
-    Value p = b.create<LLVM::SelectOp>(loc, none, own, next);
+    Value state = fieldOf(next, kInitialState, f32Ptr);
+    Value column = fieldOf(next, kVBegin, i64);
+    Value p = b.create<LLVM::GEPOp>(loc, f32Ptr, state, ValueRange{column});
+    addMemRef(p);
+  }
+  for (ArgField f : {kQuery, kKey, kDecay}) {
+    Value p = fieldOf(next, f, f32Ptr);
     addMemRef(p);
   }
   for (ArgField f : {kT, kQueryTokenStride, kKeyTokenStride, kValueTokenStride, kDecayTokenStride,
-                     kBetaTokenStride, kOutTokenStride, kQueryReadoutStride, kOutReadoutStride,
-                     kVBegin, kVEnd}) {
+                     kBetaTokenStride, kOutTokenStride, kQueryReadoutStride, kOutReadoutStride}) {
+    Value v = field(f, i64);
+    operands.push_back(v);
+  }
+  for (ArgField f : {kT, kQueryTokenStride, kKeyTokenStride, kDecayTokenStride, kQueryReadoutStride}) {
+    Value v = fieldOf(next, f, i64);
+    operands.push_back(v);
+  }
+  for (ArgField f : {kVBegin, kVEnd}) {
     Value v = field(f, i64);
     operands.push_back(v);
   }

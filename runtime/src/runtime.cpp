@@ -136,12 +136,11 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   const bool ran = pool.parallel_for(count, threads, scratch_floats, [&](int64_t task, int, float* scratch) {
     gdr_kernel_args a;
     if (!task_args(task, &a)) return;
-    if (stream_final_state(options.final_state_stores, state_bytes, threads, a.final_state == a.initial_state)) {
+    if (stream_final_state(options.final_state_stores, state_bytes, threads, a.final_state == a.initial_state))
       a.final_state_stores = GDR_STATE_STORES_STREAMING;
-      // A worker runs consecutive tasks (ThreadPool::parallel_for).
-      gdr_kernel_args next;
-      if (task + 1 < count && task_args(task + 1, &next)) a.next_initial_state = next.initial_state + next.v_begin;
-    }
+    // A worker runs consecutive tasks (ThreadPool::parallel_for).
+    gdr_kernel_args next;
+    if (task + 1 < count && task_args(task + 1, &next) && next.T > 0) a.next_task = &next;
     if (scratch_floats > 0) {
       a.scratch = scratch;
       a.scratch_floats = scratch_floats;

@@ -12,6 +12,7 @@
 // row, and readouts = 2 gives the entry point its readout strides; its twin
 // with gate = scalar has the other decay kind.
 // RUN: gdr-opt %s -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s --check-prefix=ENTRY
+// RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s --check-prefix=BODY
 
 gdr.kernel @order problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
@@ -26,7 +27,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // offset 0, size 2^62, stride 1), the scratch (its size the floats given),
 // and T, the six token strides, the two readout strides, v_begin, v_end.
 // ENTRY-LABEL: llvm.func @order(
-// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<f32>)>>) -> i32 attributes {{.*}} {
+// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>)>>) -> i32 attributes {{.*}} {
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(9 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 9] : {{.*}} -> !llvm.ptr<i64>
@@ -134,18 +135,45 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: %[[SCRATCH_STRIDE:.*]] = llvm.mlir.constant(1 : i64) : i64
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(26 : i32) : i32
-// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 26] : {{.*}} -> !llvm.ptr<ptr<f32>>
-// ENTRY-NEXT: %[[GIVEN_NEXT:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
-// ENTRY-NEXT: %[[NULL:.*]] = llvm.mlir.null : !llvm.ptr<f32>
-// ENTRY-NEXT: %[[NONE:.*]] = llvm.icmp "eq" %[[GIVEN_NEXT]], %[[NULL]] : !llvm.ptr<f32>
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 26] : {{.*}} -> !llvm.ptr<ptr<i8>>
+// ENTRY-NEXT: %[[GIVEN_NEXT:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<i8>>
+// ENTRY-NEXT: %[[NULL:.*]] = llvm.mlir.null : !llvm.ptr<i8>
+// ENTRY-NEXT: %[[NONE:.*]] = llvm.icmp "eq" %[[GIVEN_NEXT]], %[[NULL]] : !llvm.ptr<i8>
+// ENTRY-NEXT: %[[CAST:.*]] = llvm.bitcast %[[GIVEN_NEXT]] : !llvm.ptr<i8> to !llvm.ptr<struct<{{.*}}>>
+// ENTRY-NEXT: %[[NEXT_ARGS:.*]] = llvm.select %[[NONE]], %[[ARGS]], %[[CAST]] : i1, !llvm.ptr<struct<{{.*}}>>
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(5 : i32) : i32
-// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 5] : {{.*}} -> !llvm.ptr<ptr<f32>>
-// ENTRY-NEXT: %[[OWN:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
-// ENTRY-NEXT: %[[NEXT:.*]] = llvm.select %[[NONE]], %[[OWN]], %[[GIVEN_NEXT]] : i1, !llvm.ptr<f32>
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 5] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT_S0:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(21 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 21] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_V_BEGIN:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT:.*]] = llvm.getelementptr %[[NEXT_S0]][%[[NEXT_V_BEGIN]]] : (!llvm.ptr<f32>, i64) -> !llvm.ptr<f32>
 // ENTRY-NEXT: %[[NEXT_OFFSET:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: %[[NEXT_SIZE:.*]] = llvm.mlir.constant(4611686018427387904 : i64) : i64
 // ENTRY-NEXT: %[[NEXT_STRIDE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(0 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 0] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT_QUERY:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT_QUERY_OFFSET:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_QUERY_SIZE:.*]] = llvm.mlir.constant(4611686018427387904 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_QUERY_STRIDE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(1 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 1] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT_KEY:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT_KEY_OFFSET:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_KEY_SIZE:.*]] = llvm.mlir.constant(4611686018427387904 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_KEY_STRIDE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(3 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 3] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT_DECAY:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[NEXT_DECAY_OFFSET:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_DECAY_SIZE:.*]] = llvm.mlir.constant(4611686018427387904 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_DECAY_STRIDE:.*]] = llvm.mlir.constant(1 : i64) : i64
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(8 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 8] : {{.*}} -> !llvm.ptr<i64>
@@ -183,6 +211,26 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 20] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[OUT_READOUT_STRIDE:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(8 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 8] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_T:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(13 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 13] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_QUERY_TOKEN_STRIDE:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(14 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 14] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_KEY_TOKEN_STRIDE:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(16 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 16] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_DECAY_TOKEN_STRIDE:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(19 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 19] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_QUERY_READOUT_STRIDE:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(21 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 21] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[V_BEGIN:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
@@ -192,7 +240,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: %[[V_END:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
 // V = 12 floats: rows do not start cache lines, the streaming flag is 0.
 // ENTRY-NEXT: %[[NO_STREAMING:.*]] = llvm.mlir.constant(0 : i64) : i64
-// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[NEXT]], %[[NEXT]], %[[NEXT_OFFSET]], %[[NEXT_SIZE]], %[[NEXT_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]], %[[NO_STREAMING]]) : ({{.*}}) -> ()
+// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[NEXT]], %[[NEXT]], %[[NEXT_OFFSET]], %[[NEXT_SIZE]], %[[NEXT_STRIDE]], %[[NEXT_QUERY]], %[[NEXT_QUERY]], %[[NEXT_QUERY_OFFSET]], %[[NEXT_QUERY_SIZE]], %[[NEXT_QUERY_STRIDE]], %[[NEXT_KEY]], %[[NEXT_KEY]], %[[NEXT_KEY_OFFSET]], %[[NEXT_KEY_SIZE]], %[[NEXT_KEY_STRIDE]], %[[NEXT_DECAY]], %[[NEXT_DECAY]], %[[NEXT_DECAY_OFFSET]], %[[NEXT_DECAY_SIZE]], %[[NEXT_DECAY_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[NEXT_T]], %[[NEXT_QUERY_TOKEN_STRIDE]], %[[NEXT_KEY_TOKEN_STRIDE]], %[[NEXT_DECAY_TOKEN_STRIDE]], %[[NEXT_QUERY_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]], %[[NO_STREAMING]]) : ({{.*}}) -> ()
 // ENTRY-NEXT: %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[OK]] : i32
 // ENTRY-NEXT: }
@@ -201,14 +249,17 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // while it is inside v_end, else the next task's first column; each row's
 // prefetch of it comes before the row's load.
 // BODY-LABEL: func private @order_streaming_body(
-// BODY-SAME: %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: index,
+// BODY-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index,
 // BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %[[C0]] : index
-// BODY: scf.for %[[COL:[^ ]*]] =
+// T = 0's copy streams.
 // BODY: scf.if %[[STREAM]] {
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
-// BODY: scf.if %[[STREAM]] {
+// A block's tile: the task's last block streams.
+// BODY: scf.for %[[COL:[^ ]*]] =
+// BODY: %[[LAST_BLOCK_STREAMS:.*]] = arith.andi %[[STREAM]], %{{.*}} : i1
+// BODY-NEXT: scf.if %[[LAST_BLOCK_STREAMS]] {
 // BODY-NEXT: %[[C16:.*]] = arith.constant 16 : index
 // BODY-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[C16]] : index
 // BODY-NEXT: %[[IN_TASK:.*]] = arith.cmpi ult, %[[AFTER]], %[[V1]] : index
@@ -221,6 +272,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[LINE:.*]] = arith.addi %[[AT]], %[[C0]] : index
 // BODY-NEXT: memref.prefetch %[[AHEAD]][%[[LINE]]], read, locality<3>, data : memref<?xf32>
+// BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 
 // The entry point streams if asked (field 25 is 1) and the task's first
 // final-state row starts a line: (final_state + 4 v_begin) & 63 = 0; then

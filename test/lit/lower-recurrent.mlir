@@ -9,12 +9,14 @@
 // RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s
 
 // CHECK-LABEL: func private @w16_body(
-// One task: the 8 tensors, the scratch and the next task's initial state,
-// T, six token strides (query, key, value, decay, beta, out), two readout
-// strides (query, out), v_begin, v_end, the streaming flag. Scratch: the
+// One task: the 8 tensors, the scratch, the next task's initial state and
+// its query, key and decay, T, six token strides (query, key, value, decay,
+// beta, out), two readout strides (query, out), the next task's T, its
+// token strides of query, key and decay and its query readout stride,
+// v_begin, v_end, the streaming flag. Scratch: the
 // packed tile, 128 tokens' rows and scalars, a scale per pair, three rows
 // of P: 16·32 + 128·(3·16 + 4) + 64·16 + 3·16 = 8240.
-// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
 // CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8240 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
 // T = 0 copies the state tile by tile (no loop over heads).
@@ -109,26 +111,41 @@ gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = rec
 
 // A pair's sweeps go in groups of 16 rows (a line of floats), each group
 // first prefetching line k0 of the key, query and decay rows of the tokens
-// 128 after the pair's (clamped to T - 1), which the next block's rows pass
-// reads.
+// 128 after the pair's, which the next block's rows pass reads; past T,
+// those of the worker's next task (its token t + 128 - T, clamped to its
+// last: next T - 1), from its own key, query and decay and strides.
 // CHECK-LABEL: func private @next_block_body(
-// CHECK-SAME: %[[Q:[^:]*]]: memref<?xf32>, %[[K:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[D:[^:]*]]: memref<?xf32>
+// CHECK-SAME: %[[Q:[^:]*]]: memref<?xf32>, %[[K:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[D:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT_Q:[^:]*]]: memref<?xf32>, %[[NEXT_K:[^:]*]]: memref<?xf32>, %[[NEXT_D:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %[[Q_STRIDE:[^:]*]]: index, %[[K_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[D_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[NEXT_T:[^:]*]]: index, %[[NEXT_Q_STRIDE:[^:]*]]: index, %[[NEXT_K_STRIDE:[^:]*]]: index, %[[NEXT_D_STRIDE:[^:]*]]: index,
 // CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c128{{(_[0-9]+)?}} : index
-// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %{{.*}} : index
-// CHECK: select %[[IN]], %[[AHEAD]], %{{.*}} : index
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %[[T]] : index
+// CHECK-NEXT: %[[PAST:.*]] = arith.subi %[[AHEAD]], %[[T]] : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: %[[NEXT_LAST:.*]] = arith.subi %[[NEXT_T]], %{{.*}} : index
+// CHECK-NEXT: %[[BEYOND:.*]] = arith.cmpi ugt, %[[PAST]], %[[NEXT_LAST]] : index
+// CHECK-NEXT: %[[NEXT_TOKEN:.*]] = select %[[BEYOND]], %[[NEXT_LAST]], %[[PAST]] : index
+// CHECK-NEXT: %[[TOKEN:.*]] = select %[[IN]], %[[AHEAD]], %[[NEXT_TOKEN]] : index
+// CHECK-NEXT: %[[KEY:.*]] = select %[[IN]], %[[K]], %[[NEXT_K]] : memref<?xf32>
+// CHECK-NEXT: %[[KS:.*]] = select %[[IN]], %[[K_STRIDE]], %[[NEXT_K_STRIDE]] : index
+// CHECK-NEXT: %[[KEY_ROW:.*]] = arith.muli %[[TOKEN]], %[[KS]] : index
+// CHECK-NEXT: %[[QUERY:.*]] = select %[[IN]], %[[Q]], %[[NEXT_Q]] : memref<?xf32>
+// CHECK-NEXT: %[[QS:.*]] = select %[[IN]], %[[Q_STRIDE]], %[[NEXT_Q_STRIDE]] : index
+// CHECK-NEXT: %[[QUERY_ROW:.*]] = arith.muli %[[TOKEN]], %[[QS]] : index
+// CHECK: %[[DECAY:.*]] = select %[[IN]], %[[D]], %[[NEXT_D]] : memref<?xf32>
+// CHECK-NEXT: %[[DS:.*]] = select %[[IN]], %[[D_STRIDE]], %[[NEXT_D_STRIDE]] : index
+// CHECK-NEXT: %[[DECAY_ROW:.*]] = arith.muli %[[TOKEN]], %[[DS]] : index
 // CHECK: scf.for %[[K0:[^ ]*]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[KEY]][%[[AT]]], read, locality<3>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[K]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %[[QUERY]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[DECAY_ROW]], %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[DECAY]][%[[AT]]], read, locality<3>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[Q]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[D]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[K]][%{{.*}}], read, locality<3>, data : memref<?xf32>
-// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[Q]][%{{.*}}], read, locality<3>, data : memref<?xf32>
-// CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[D]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
 // CHECK: scf.for %{{.*}} = %[[K0]] to %{{.*}} step %c1{{.*}} iter_args
 gdr.kernel @next_block problem <k = 32, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 16, unroll = 1>
 

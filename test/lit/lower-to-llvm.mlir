@@ -17,7 +17,7 @@
 // CHECK: llvm.intr.masked.load
 // CHECK: llvm.intr.masked.store
 // CHECK-LABEL: llvm.func @gdr_k64_v80(
-// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<f32>)>>) -> i32
+// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>)>>) -> i32
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 9]
 // CHECK: llvm.mlir.constant(64 : i64)
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 10]
@@ -38,7 +38,7 @@
 // CHECK-NEXT: llvm.return %[[WRONG_SIZE]] : i32
 // CHECK: %[[NO_SCRATCH:.*]] = llvm.mlir.constant(2 : i32)
 // CHECK-NEXT: llvm.return %[[NO_SCRATCH]] : i32
-// No next task (null): this task's own initial state.
+// The next task (field 26), or this task itself if null.
 // CHECK: %[[NEXT:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 26]
 // CHECK: llvm.icmp "eq"
 // CHECK: llvm.select
@@ -59,5 +59,5 @@
 // The kernel's facts for loaders (kernel_abi.h, gdr_kernel_info_field): ABI
 // version, K, V, column alignment (the vector width), scratch floats,
 // vector bits, decay kind (0: channelwise), readouts, token steps.
-// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[3, 64, 80, 16, 33472, 512, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[4, 64, 80, 16, 33472, 512, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 gdr.kernel @gdr_k64_v80 problem <k = 64, v = 80, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>

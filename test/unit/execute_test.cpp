@@ -56,8 +56,9 @@ TEST(Execute, AnExplicitThreadCountIsHonoured) {
   EXPECT_TRUE(helper_ran);
 }
 
-// What each task was asked: (initial state, final-state stores, next
-// initial state), by task start (initial state + v_begin, then T).
+// What each task was asked: (initial state, final-state stores, the next
+// task's initial state at its first column), by task start (initial state
+// + v_begin, then T).
 struct StoresAsked {
   const float* initial;
   int64_t stores;
@@ -67,8 +68,8 @@ std::map<std::pair<const float*, int64_t>, StoresAsked> g_asked;
 
 int32_t record_stores(const gdr_kernel_args* a) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_asked[{a->initial_state + a->v_begin, a->T}] = {a->initial_state + a->v_begin,
-                                                     a->final_state_stores, a->next_initial_state};
+  const float* next = a->next_task ? a->next_task->initial_state + a->next_task->v_begin : nullptr;
+  g_asked[{a->initial_state + a->v_begin, a->T}] = {a->initial_state + a->v_begin, a->final_state_stores, next};
   return 0;
 }
 
@@ -108,14 +109,36 @@ TEST(Execute, CachedAndSmallAutomaticCallsDoNotStream) {
   for (StateStores stores : {StateStores::Cached, StateStores::Automatic}) {
     g_asked.clear();
     Options o;
+    o.threads = 1;
     o.final_state_stores = stores;
     ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
     ASSERT_EQ(g_asked.size(), 3u);
-    for (const auto& [start, asked] : g_asked) {
+    for (int64_t h = 0; h < 3; ++h) {
+      const StoresAsked& asked = g_asked.at({p.initial_state.data() + h * 32 * 64, 1});
       EXPECT_EQ(asked.stores, GDR_STATE_STORES_CACHED) << state_stores_name(stores);
-      EXPECT_EQ(asked.next, nullptr) << state_stores_name(stores);
+      // Told the next task whatever the stores (its first rows to prefetch).
+      EXPECT_EQ(asked.next, h < 2 ? asked.initial + 32 * 64 : nullptr) << state_stores_name(stores);
     }
   }
+}
+
+TEST(Execute, TasksAreNotToldAnEmptyNextTask) {
+  // Varlen, 2 heads: tasks (sequence, head) in order; sequence 1 is empty,
+  // and a next task without tokens has no rows to prefetch (kernel_abi.h).
+  test::ProblemOptions po;
+  po.form.seqlens = {3, 0, 2};
+  test::Problem p = test::make_problem(1, 2, 0, 32, 64, po);
+  g_asked.clear();
+  Options o;
+  o.threads = 1;
+  ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+  ASSERT_EQ(g_asked.size(), 6u);
+  auto state = [&](int64_t sequence, int64_t head) { return p.initial_state.data() + (sequence * 2 + head) * 32 * 64; };
+  EXPECT_EQ(g_asked.at({state(0, 0), 3}).next, state(0, 1));
+  EXPECT_EQ(g_asked.at({state(0, 1), 3}).next, nullptr);
+  EXPECT_EQ(g_asked.at({state(1, 0), 0}).next, nullptr);
+  EXPECT_EQ(g_asked.at({state(1, 1), 0}).next, state(2, 0));
+  EXPECT_EQ(g_asked.at({state(2, 1), 2}).next, nullptr);
 }
 
 TEST(Execute, BigAutomaticCallsStreamExceptOverTheirInitialStates) {

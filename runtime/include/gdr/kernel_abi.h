@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define GDR_KERNEL_ABI_VERSION 3
+#define GDR_KERNEL_ABI_VERSION 4
 
 /* How decay is given: K factors per token (channelwise) or one per token. */
 enum gdr_decay_kind { GDR_DECAY_CHANNEL = 0, GDR_DECAY_SCALAR = 1 };
@@ -55,11 +55,12 @@ typedef struct gdr_kernel_args {
   float* scratch;             /* per-worker scratch, scratch_floats long */
   int64_t scratch_floats;
   int64_t final_state_stores; /* gdr_state_stores */
-  /* The initial state the worker's next task reads (at its first column,
-   * rows V apart), or null: with streaming stores a kernel prefetches it
-   * while it writes this final state, so that the memory bus reads while
-   * the kernel writes. */
-  const float* next_initial_state;
+  /* The task the same worker runs next (T > 0), or null. A kernel may
+   * prefetch its first rows while it runs its own last tokens, and (with
+   * streaming stores) its initial state while it writes this final state,
+   * so that the memory bus reads ahead while the kernel computes and
+   * writes. */
+  const struct gdr_kernel_args* next_task;
 } gdr_kernel_args;
 
 /* Returns 0 on success, non-zero if the kernel cannot run these arguments
