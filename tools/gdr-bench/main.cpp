@@ -264,7 +264,7 @@ int main(int argc, char** argv) {
     int64_t H, T;
     int threads;
     gdr::test::Problem in;
-    std::vector<std::vector<float>> outs;
+    std::vector<gdr::test::LineAlignedFloats> outs;
     std::vector<gdr::test::LineAlignedFloats> states;
   };
   auto make_case = [&](const gdr::bench::Shape& shape, int64_t H, int64_t T, int threads) {
@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
     gdr::test::ProblemOptions options{gdr::test::DecayRegime::NearOne, gdr::test::BetaRegime::Uniform, true, 42};
     options.form = gdr::tools::problem_form(shape.form, H);
     return Case{&shape, H, T, threads, gdr::test::make_problem(shape.B, H, T, shape.K, shape.V, options),
-                std::vector<std::vector<float>>(n_impl), std::vector<gdr::test::LineAlignedFloats>(n_impl)};
+                std::vector<gdr::test::LineAlignedFloats>(n_impl), std::vector<gdr::test::LineAlignedFloats>(n_impl)};
   };
   std::string failure;
   auto run_once = [&](Case& c, size_t i) {
