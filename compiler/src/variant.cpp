@@ -226,18 +226,22 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   // Columns past V would only name a different kernel that computes the
   // same: the tile is clamped to the whole vectors of V (at least one).
   s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));
-  // Each readout takes one more accumulator per vector of the tile: the
-  // tile shrinks to what the registers hold. On 16 registers that is half
-  // of them, the deltas and broadcasts need the rest: AVX2 (Zen 3), H = 16,
-  // 32 query heads (2 readouts), K = V = 128, T = 512, 1 thread, one
+  // Each readout takes one more accumulator per vector of the tile and
+  // token of a sweep: the tile shrinks to what half the registers hold, the
+  // deltas, broadcasts and state vectors need the rest. AVX2 (Zen 3), H =
+  // 16, 32 query heads (2 readouts), K = V = 128, T = 512, 1 thread, one
   // gdr-bench run (2026-12-02), one token per sweep: 2 / 3 / 4 vectors
-  // (6 / 9 / 12 accumulators) 19.2 / 20.5 / 23.3 ms. Decode, bound by the
-  // state's stream, keeps its wide tile: at T = 1 (H = 32, 1 readout) 8
-  // vectors took 0.202 ms against 0.262 with 4 and 0.38 with 2 or 3.
-  const int64_t registers = vector_registers(target);
-  const int64_t accumulators =
-      registers >= 32 || T <= kDecodeTokens ? mlir::gdr::kMaxSweepAccumulators : registers / 2;
-  while (s.v_tile > w && s.v_tile / w * (1 + spec.readouts) > accumulators) s.v_tile -= w;
+  // (6 / 9 / 12 accumulators) 19.2 / 20.5 / 23.3 ms. AVX-512 (Zen 5, 32
+  // registers), same shape, pairs, one gdr-bench run (2026-12-03): 2 / 4 /
+  // 8 vectors (12 / 24 / 48 accumulators) 5.21 / 5.99 / 9.63 ms on 1
+  // thread, 2.64 / 3.14 / 5.42 on 2; one readout keeps 4 vectors (16
+  // accumulators). Decode, bound by the state's stream, keeps its wide tile:
+  // at T = 1 (H = 32, 1 readout) 8 vectors took 0.202 ms against 0.262 with
+  // 4 and 0.38 with 2 or 3.
+  const bool decode = T <= kDecodeTokens;
+  const int64_t per_vector = (1 + spec.readouts) * (decode ? 1 : s.sweep_tokens);
+  const int64_t accumulators = decode ? mlir::gdr::kMaxSweepAccumulators : vector_registers(target) / 2;
+  while (s.v_tile > w && s.v_tile / w * per_vector > accumulators) s.v_tile -= w;
   return recurrent_variant(spec, s);
 }
 

@@ -129,7 +129,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   // adjacent) was slower once the kernel prefetched the next 128 tokens'
   // rows itself, the prefetch then clamped to the block's end (H = 32,
   // K = V = 128, T = 512, Zen 5, two gdr-bench runs of line-aligned
-  // inputs: token-major 1.22-1.24x / 1.20-1.22x head-major's time on 1 / 2
+  // inputs, outputs 16 bytes past a line: token-major 1.22-1.24x / 1.20-1.22x head-major's time on 1 / 2
   // threads in blocks of 64, 1.06x / 1.05-1.08x unblocked; Qwen3-Next's
   // form 74-75% / 73-76% of the FMA peak in blocks, 81-83% / 79-81%
   // unblocked).

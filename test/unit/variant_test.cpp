@@ -50,6 +50,12 @@ TEST(Variant, FormIsPartOfTheKey) {
   EXPECT_EQ(decode.recurrent.v_tile, 8 * 16);
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 256, DecayKind::Channel, 7}, 1, wide).recurrent.v_tile,
             4 * 16);
+  // Prefill sweeps pairs of tokens: one readout keeps 4 vectors (16
+  // accumulators, half the 32 registers), two take 2 (3 vectors would be 18).
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128, DecayKind::Scalar, 1}, 512, wide).recurrent.v_tile,
+            4 * 16);
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128, DecayKind::Scalar, 2}, 512, wide).recurrent.v_tile,
+            2 * 16);
 }
 
 TEST(Variant, ScheduleAndFullText) {
