@@ -5,7 +5,7 @@
 // RUN: gdr-opt %s -gdr-attach-schedule=vector-bits=256 | FileCheck %s --check-prefix=AVX2
 
 // CHECK-LABEL: gdr.kernel @no_target
-// CHECK-SAME: schedule <vector_width = 16, v_tile = 64, unroll = 1, prefetch = 2>
+// CHECK-SAME: schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 // AVX2-LABEL: gdr.kernel @no_target
 // AVX2-SAME: schedule <vector_width = 8, v_tile = 32, unroll = 1, prefetch = 2, sweep_tokens = 1>
 gdr.kernel @no_target problem <k = 128, v = 128, element_type = f32, route = recurrent>

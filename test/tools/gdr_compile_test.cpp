@@ -167,7 +167,7 @@ TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
       // 16 vector registers below AVX-512: one token per sweep (_t1).
       {"--cpu haswell", "gdr_recurrent_f32_k8_v16__w8_vt32_u1_p2_t1", false, 62},
       {"--cpu x86-64-v3", "gdr_recurrent_f32_k8_v16__w8_vt32_u1_p2_t1", false, 62},
-      {"--cpu x86-64-v4", "gdr_recurrent_f32_k8_v16__w16_vt64_u1_p2", true, 62},
+      {"--cpu x86-64-v4", "gdr_recurrent_f32_k8_v16__w16_vt32_u1_p2", true, 62},
       {"--triple aarch64-linux-gnu --cpu cortex-a76", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
       {"--triple aarch64-linux-gnu", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
   };

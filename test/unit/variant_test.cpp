@@ -50,12 +50,12 @@ TEST(Variant, FormIsPartOfTheKey) {
   EXPECT_EQ(decode.recurrent.v_tile, 8 * 16);
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 256, DecayKind::Channel, 7}, 1, wide).recurrent.v_tile,
             4 * 16);
-  // Prefill sweeps pairs of tokens: one readout keeps 4 vectors (16
-  // accumulators, half the 32 registers), two take 2 (3 vectors would be 18).
-  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128, DecayKind::Scalar, 1}, 512, wide).recurrent.v_tile,
-            4 * 16);
-  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128, DecayKind::Scalar, 2}, 512, wide).recurrent.v_tile,
+  // Prefill sweeps pairs of tokens: 3 readouts keep the default 2 vectors
+  // (16 accumulators, half the 32 registers), 4 take 1 (2 would be 20).
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128, DecayKind::Scalar, 3}, 512, wide).recurrent.v_tile,
             2 * 16);
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128, DecayKind::Scalar, 4}, 512, wide).recurrent.v_tile,
+            1 * 16);
 }
 
 TEST(Variant, ScheduleAndFullText) {
@@ -161,9 +161,11 @@ TEST(Variant, CacheDescriptionIsTheRoutesOldKeyText) {
 
 TEST(Variant, DefaultsOfEachRoute) {
   const Target wide{"x86_64-pc-linux-gnu", "icelake-client", "", 512};
-  // The dialect's default for K = 128 on 512-bit vectors: 4 vectors of 16.
-  EXPECT_EQ(dialect_default_recurrent(128, wide), (RecurrentSchedule{16, 64, 1, 2}));
-  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 512, wide), kRecurrent);
+  // The dialect's default for K = 128 on 512-bit vectors: pairs of tokens
+  // on 2 vectors of 16.
+  EXPECT_EQ(dialect_default_recurrent(128, wide), (RecurrentSchedule{16, 32, 1, 2}));
+  EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 512, wide),
+            recurrent_variant({128, 128}, {16, 32, 1, 2}));
   // Decode widens the tile to 8 vectors; V clamps it to its whole vectors.
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 1, wide).recurrent.v_tile, 128);
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 40}, 512, wide).recurrent.v_tile, 32);
