@@ -62,10 +62,10 @@ constexpr int64_t kUnknownSize = int64_t{1} << 62;
 // and returns 0. The worker's next task (next_task; this task's own if
 // null) gives the body its initial state at its first column, its query,
 // key and decay, its T and their strides. It streams when asked to and
-// every row of the task's
-// final state starts a cache line (kLineBytes); then a fence after the body
-// orders its non-temporal stores before whatever the caller publishes next
-// (x86 does not order them with ordinary stores).
+// every row of the task's final state starts a cache line (kLineBytes);
+// then a fence after the body orders its non-temporal stores before
+// whatever the caller publishes next (x86 does not order them with
+// ordinary stores).
 void addEntryPoint(ModuleOp module, const Entry& entry) {
   MLIRContext* ctx = module.getContext();
   Location loc = module.getLoc();
