@@ -81,6 +81,17 @@ Kernel stores_recorder() {
   return k;
 }
 
+// Runs `p` on one thread through the recorder (g_asked: what this call
+// asked).
+Status record_one_thread(test::Problem& p, StateStores stores = StateStores::Automatic,
+                         const Kernel& recorder = stores_recorder()) {
+  g_asked.clear();
+  Options o;
+  o.threads = 1;
+  o.final_state_stores = stores;
+  return execute(recorder, p.tensors(), o);
+}
+
 TEST(Execute, StreamingTasksAreToldTheStateTheirWorkerReadsNext) {
   // 3 heads of 2 column parts: tasks (head, part) in order; a worker runs
   // consecutive ones, so each is told the next one's first column.
@@ -107,11 +118,7 @@ TEST(Execute, StreamingTasksAreToldTheStateTheirWorkerReadsNext) {
 TEST(Execute, CachedAndSmallAutomaticCallsDoNotStream) {
   test::Problem p = test::make_problem(1, 3, 1, 32, 64, {});
   for (StateStores stores : {StateStores::Cached, StateStores::Automatic}) {
-    g_asked.clear();
-    Options o;
-    o.threads = 1;
-    o.final_state_stores = stores;
-    ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+    ASSERT_TRUE(record_one_thread(p, stores));
     ASSERT_EQ(g_asked.size(), 3u);
     for (int64_t h = 0; h < 3; ++h) {
       const StoresAsked& asked = g_asked.at({p.initial_state.data() + h * 32 * 64, 1});
@@ -128,10 +135,7 @@ TEST(Execute, TasksAreNotToldAnEmptyNextTask) {
   test::ProblemOptions po;
   po.form.seqlens = {3, 0, 2};
   test::Problem p = test::make_problem(1, 2, 0, 32, 64, po);
-  g_asked.clear();
-  Options o;
-  o.threads = 1;
-  ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+  ASSERT_TRUE(record_one_thread(p));
   ASSERT_EQ(g_asked.size(), 6u);
   auto state = [&](int64_t sequence, int64_t head) { return p.initial_state.data() + (sequence * 2 + head) * 32 * 64; };
   EXPECT_EQ(g_asked.at({state(0, 0), 3}).next, state(0, 1));
@@ -148,10 +152,7 @@ TEST(Execute, BigAutomaticCallsStreamExceptOverTheirInitialStates) {
     test::ProblemOptions po;
     po.form.in_place = in_place;
     test::Problem p = test::make_problem(1, 128, 1, 128, 128, po);
-    g_asked.clear();
-    Options o;
-    o.threads = 1;
-    ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+    ASSERT_TRUE(record_one_thread(p));
     ASSERT_EQ(g_asked.size(), 128u);
     for (const auto& [start, asked] : g_asked)
       EXPECT_EQ(asked.stores, in_place ? GDR_STATE_STORES_CACHED : GDR_STATE_STORES_STREAMING) << in_place;
@@ -166,11 +167,7 @@ TEST(Execute, TokenMajorTasksRunAllTheirTokens) {
   test::Problem p = test::make_problem(1, 2, 130, 32, 64, po);
   Kernel k = stores_recorder();
   k.token_steps = true;
-  g_asked.clear();
-  Options o;
-  o.threads = 1;
-  o.final_state_stores = StateStores::Streaming;
-  ASSERT_TRUE(execute(k, p.tensors(), o));
+  ASSERT_TRUE(record_one_thread(p, StateStores::Streaming, k));
   ASSERT_EQ(g_asked.size(), 2u);
   const float* head1 = p.initial_state.data() + 32 * 64;
   const StoresAsked& first = g_asked.at({p.initial_state.data(), 130});
