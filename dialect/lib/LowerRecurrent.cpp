@@ -85,11 +85,12 @@ class RecurrentEmitter {
  public:
   // Tokens per block: a task runs its tokens in blocks of at most this
   // many, each block's per-token rows computed once, before its tiles run it
-  // (a multiple of GDR_TOKEN_BLOCK and even: pairs never straddle them). Blocks of 64, 128, 256 and 512 tokens were within
-  // 3% of each other (AOT kernels interleaved in one process, 2026-12-02,
-  // 1 thread, T = 512: K = V = 128, H = 32, min 14.2 / 14.0 / 13.4 / 14.1 ms;
-  // K = V = 256, H = 16, 30.9 / 30.9 / 30.3 / 31.6); 128 keeps the rows
-  // (about 4 K floats a token) in L2 at K = 256.
+  // (a multiple of GDR_TOKEN_BLOCK and even: pairs never straddle them).
+  // Blocks of 64, 128, 256 and 512 tokens were within 3% of each other
+  // (AOT kernels interleaved in one process, 2026-12-02, 1 thread, T = 512:
+  // K = V = 128, H = 32, min 14.2 / 14.0 / 13.4 / 14.1 ms; K = V = 256,
+  // H = 16, 30.9 / 30.9 / 30.3 / 31.6); 128 keeps the rows (about 4 K
+  // floats a token) in L2 at K = 256.
   static constexpr int64_t kBlockTokens = 2 * GDR_TOKEN_BLOCK;
 
   RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule)
@@ -753,7 +754,9 @@ class RecurrentEmitter {
       Value pastLast = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, past, nextLast);
       Value nextToken = b_.create<SelectOp>(loc_, pastLast, nextLast, past);
       Value token = b_.create<SelectOp>(loc_, inTask, at, nextToken);
-      auto pick = [&](Value own, Value next) { return b_.create<SelectOp>(loc_, inTask, own, next).getResult(); };
+      auto pick = [&](Value own, Value next) {
+        return b_.create<SelectOp>(loc_, inTask, own, next).getResult();
+      };
       Value key = pick(key_, nextKey_);
       Value keyStride = pick(kStride_, nextKStride_);
       rows.push_back({key, mul(token, keyStride)});
@@ -773,13 +776,6 @@ class RecurrentEmitter {
     return rows;
   }
 
-  // Token t + ahead, clamped to the task's last token.
-  Value tokenAhead(Value t, int64_t ahead) {
-    Value at = add(t, c(ahead));
-    Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, at, T_);
-    return b_.create<SelectOp>(loc_, inRange, at, sub(T_, c(1)));
-  }
-
   // Offset of readout g: g · stride (no op for the first).
   Value readout(Value stride, int64_t g) { return g == 0 ? c(0) : mul(stride, c(g)); }
 
@@ -788,7 +784,9 @@ class RecurrentEmitter {
   // columns for reading, its output columns for writing. One prefetch per
   // 64-byte line.
   void emitPrefetch(Value col, Value t, int64_t n) {
-    Value token = tokenAhead(t, prefetch_);
+    Value ahead = add(t, c(prefetch_));
+    Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
+    Value token = b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1)));
     SmallVector<Value> outRows;
     Value valueRow = add(mul(token, vStride_), col);
     Value outRow = add(mul(token, oStride_), col);

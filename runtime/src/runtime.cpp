@@ -136,7 +136,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   const bool ran = pool.parallel_for(count, threads, scratch_floats, [&](int64_t task, int, float* scratch) {
     gdr_kernel_args a;
     if (!task_args(task, &a)) return;
-    if (stream_final_state(options.final_state_stores, state_bytes, threads, a.final_state == a.initial_state))
+    const bool over_initial = a.final_state == a.initial_state;
+    if (stream_final_state(options.final_state_stores, state_bytes, threads, over_initial))
       a.final_state_stores = GDR_STATE_STORES_STREAMING;
     // A worker runs consecutive tasks (ThreadPool::parallel_for).
     gdr_kernel_args next;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -145,13 +146,8 @@ TEST_P(FormTest, MatchesFloat64) {
 // lines), and copies the outputs back into p.
 Runner one_float_past_lines(Problem& p) {
   return [&p](const Tensors& given, const Options& options) {
-    std::vector<LineAlignedFloats> storage;
-    storage.reserve(8);  // the pointers below stay valid
-    auto shifted = [&](const LineAlignedFloats& x) {
-      LineAlignedFloats& y = storage.emplace_back(x.size() + 1);
-      std::copy(x.begin(), x.end(), y.begin() + 1);
-      return y.data() + 1;
-    };
+    std::deque<ShiftedCopy> copies;  // each stays where it was made
+    auto shifted = [&](const LineAlignedFloats& x) { return copies.emplace_back(x, 1).data; };
     Tensors t = given;
     t.query = shifted(p.query);
     t.key = shifted(p.key);
@@ -175,7 +171,8 @@ Runner one_float_past_lines(Problem& p) {
 // tensors start cache lines; K and V are multiples of 16 here, so that only
 // the shift misaligns rows).
 TEST_P(FormTest, TensorsOneFloatPastALine) {
-  for (const Form& form : {Form{"flagship", 2, 3, 37, ProblemForm{}}, Form{"everything", 1, 4, 0, everything()}}) {
+  const Form forms[] = {{"flagship", 2, 3, 37, ProblemForm{}}, {"everything", 1, 4, 0, everything()}};
+  for (const Form& form : forms) {
     ProblemOptions o;
     o.form = form.form;
     Problem p = make_problem(form.B, form.H, form.T, 32, 48, o);

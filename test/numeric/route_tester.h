@@ -5,12 +5,29 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <vector>
 
 #include "gdr/runtime.h"
 #include "gdr/reference/reference.h"
 
 namespace gdr::test {
+
+// A copy of `x` `offset` floats past a cache line, where a view into a
+// larger tensor may start. Not copyable: data points into storage.
+struct ShiftedCopy {
+  ShiftedCopy(const LineAlignedFloats& x, int64_t offset)
+      : storage(x.size() + offset), data(storage.data() + offset), size(x.size()) {
+    std::copy(x.begin(), x.end(), data);
+  }
+  ShiftedCopy(const ShiftedCopy&) = delete;
+  ShiftedCopy& operator=(const ShiftedCopy&) = delete;
+  std::vector<float> values() const { return {data, data + size}; }
+  LineAlignedFloats storage;
+  float* data;
+  size_t size;
+};
 
 // Runs an implementation: gdr::run by default, or a given kernel.
 using Runner = std::function<Status(const Tensors&, const Options&)>;

@@ -4,10 +4,7 @@
 // lines (a misaligned non-temporal store would fault).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,20 +21,6 @@ class StateStoresTest : public ::testing::Test {
   static void SetUpTestSuite() { ASSERT_TRUE(tools::install_all_routes()); }
 };
 
-// A copy of `x` at a 64-byte boundary plus `offset` floats.
-struct AlignedCopy {
-  AlignedCopy(const LineAlignedFloats& x, int64_t offset)
-      : storage(static_cast<float*>(std::aligned_alloc(64, (x.size() + 64) * sizeof(float))), std::free),
-        data(storage.get() + offset),
-        size(x.size()) {
-    std::memcpy(data, x.data(), x.size() * sizeof(float));
-  }
-  std::vector<float> values() const { return {data, data + size}; }
-  std::unique_ptr<float, decltype(&std::free)> storage;
-  float* data;
-  size_t size;
-};
-
 using Runner = std::function<Status(const Tensors&, const Options&)>;
 Status run_recurrent(const Tensors& t, const Options& o) { return run(t, o); }
 
@@ -47,7 +30,7 @@ std::pair<std::vector<float>, std::vector<float>> run_with(Problem p, StateStore
                                                           int threads, const std::string& what,
                                                           const Runner& runner = run_recurrent) {
   Tensors t = p.tensors();
-  AlignedCopy pool(p.form.in_place ? p.initial_state : p.final_state, offset);
+  ShiftedCopy pool(p.form.in_place ? p.initial_state : p.final_state, offset);
   if (p.form.in_place) t.initial_state = pool.data;
   t.final_state = pool.data;
   Options o;

@@ -69,7 +69,8 @@ std::map<std::pair<const float*, int64_t>, StoresAsked> g_asked;
 int32_t record_stores(const gdr_kernel_args* a) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const float* next = a->next_task ? a->next_task->initial_state + a->next_task->v_begin : nullptr;
-  g_asked[{a->initial_state + a->v_begin, a->T}] = {a->initial_state + a->v_begin, a->final_state_stores, next};
+  const float* start = a->initial_state + a->v_begin;
+  g_asked[{start, a->T}] = {start, a->final_state_stores, next};
   return 0;
 }
 
@@ -137,7 +138,9 @@ TEST(Execute, TasksAreNotToldAnEmptyNextTask) {
   test::Problem p = test::make_problem(1, 2, 0, 32, 64, po);
   ASSERT_TRUE(record_one_thread(p));
   ASSERT_EQ(g_asked.size(), 6u);
-  auto state = [&](int64_t sequence, int64_t head) { return p.initial_state.data() + (sequence * 2 + head) * 32 * 64; };
+  auto state = [&](int64_t sequence, int64_t head) {
+    return p.initial_state.data() + (sequence * 2 + head) * 32 * 64;
+  };
   EXPECT_EQ(g_asked.at({state(0, 0), 3}).next, state(0, 1));
   EXPECT_EQ(g_asked.at({state(0, 1), 3}).next, nullptr);
   EXPECT_EQ(g_asked.at({state(1, 0), 0}).next, nullptr);
