@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "route_tester.h"
 
@@ -13,6 +14,16 @@ Options reference_route() {
   Options o;
   o.route = Route::Reference;
   return o;
+}
+
+// Generated tensors start cache lines, as PyTorch's do, so that gdr-bench
+// and gdr-tune time what a PyTorch caller gets (line_aligned.h). Large
+// enough that a plain malloc would hand them out 16 bytes past a page.
+TEST(Reference, ProblemTensorsStartCacheLines) {
+  Problem p = make_problem(1, 8, 512, 128, 128);
+  for (const LineAlignedFloats* x :
+       {&p.query, &p.key, &p.value, &p.decay, &p.beta, &p.initial_state, &p.out, &p.final_state})
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(x->data()) % 64, 0u);
 }
 
 TEST(Reference, Float32AgreesWithFloat64) {
