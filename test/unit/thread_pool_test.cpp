@@ -46,8 +46,13 @@ TEST(ThreadPool, ScratchIsPerWorkerAlignedAndUsable) {
     std::lock_guard<std::mutex> lock(m);
     seen_by_worker[w].insert(s);
   }));
-  EXPECT_EQ(seen_by_worker[0].size(), 1u) << "a worker keeps its one buffer";
-  if (!seen_by_worker[1].empty()) EXPECT_NE(*seen_by_worker[0].begin(), *seen_by_worker[1].begin());
+  // Either worker may run every task (the other steals them all when the
+  // machine is loaded), so only the one that ran must keep its one buffer.
+  EXPECT_LE(seen_by_worker[0].size(), 1u) << "a worker keeps its one buffer";
+  EXPECT_LE(seen_by_worker[1].size(), 1u) << "a worker keeps its one buffer";
+  EXPECT_GE(seen_by_worker[0].size() + seen_by_worker[1].size(), 1u);
+  if (!seen_by_worker[0].empty() && !seen_by_worker[1].empty())
+    EXPECT_NE(*seen_by_worker[0].begin(), *seen_by_worker[1].begin());
 }
 
 TEST(ThreadPool, ImpossibleScratchRunsNothing) {
