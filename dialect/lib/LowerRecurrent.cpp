@@ -33,7 +33,10 @@
 // once per block into scratch, before the block's tiles run: a head of
 // several tiles does not repeat it per tile. A block's tile starts from
 // initial_state (the first block) or from the final_state the block before
-// wrote, with one read-only sweep for its first sums.
+// wrote, with one read-only sweep for its first sums. A block of one token
+// (decode) runs its whole tiles in turn, the sweep that writes one tile's
+// final state summing the next tile: only the first tile's sums sweep is
+// read-only.
 //
 // Every column goes through the same operations in the same order whichever
 // tile or lane holds it, so splitting a head's columns over threads gives
@@ -148,20 +151,29 @@ class RecurrentEmitter {
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
 
     ifElse(eq(T_, 0), [&] {
-      // T = 0: the final state is the initial state.
-      forEachTile([&](Value col, int64_t n, Value mask) {
-        Place initial = statePlace(s0_, col);
-        Place final = statePlace(s1_, col);
-        streamedOrCached(streaming_, mask, n, [&](bool stream) {
-          sweepRows({}, [&](Value k, ValueRange) {
+      // T = 0: the final state is the initial state, copied row by row: tile
+      // by tile, the copy strided over the rows (B = 16, H = 32,
+      // K = V = 128, 4-vector tiles, AOT kernels alternated, 2026-12-03, Zen
+      // 5: 2.14 / 1.44 ms on 1 / 2 threads tile by tile, 1.90 / 1.23 row by
+      // row).
+      auto copy = [&](bool stream) {
+        sweepRows({}, [&](Value k, ValueRange) {
+          forEachTile([&](Value col, int64_t n, Value mask) {
+            Place initial = statePlace(s0_, col);
+            Place final = statePlace(s1_, col);
+            const bool streamed = stream && !mask && (n * W_) % kLineFloats == 0;
             for (int64_t j = 0; j < n; ++j) {
               Value s = load(s0_, initial.at(k, j), mask);
-              store(s, s1_, final.at(k, j), mask, stream);
+              store(s, s1_, final.at(k, j), mask, streamed);
             }
-            return SmallVector<Value>{};
           });
+          return SmallVector<Value>{};
         });
-      });
+      };
+      if (streaming_)
+        ifElse(streaming_, [&] { copy(true); }, [&] { copy(false); });
+      else
+        copy(false);
     }, [&] {
       Value begin = c(0), step = c(kBlockTokens);
       loop(begin, T_, step, {}, [&](Value first, ValueRange) {
@@ -170,7 +182,9 @@ class RecurrentEmitter {
         Value count = b_.create<SelectOp>(loc_, fits, left, c(kBlockTokens));
         Block block{first, count, eq(first, 0), fits};
         emitTokenRows(block);
-        forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
+        ifElse(eq(count, 1), [&] { emitOneTokenBlock(block); }, [&] {
+          forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
+        });
         return SmallVector<Value>{};
       });
     });
@@ -207,15 +221,22 @@ class RecurrentEmitter {
   // each power-of-two number of vectors below the tile's that still fits,
   // then masked vectors.
   void forEachTile(function_ref<void(Value col, int64_t n, Value mask)> fn) {
-    Value columns = sub(vEnd_, vBegin_);
-    Value tiles = div(columns, c(tile_));
-    Value whole = mul(tiles, c(tile_));
-    Value tilesEnd = add(vBegin_, whole);
+    Value tilesEnd = wholeTilesEnd();
     loop(vBegin_, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
       fn(col, tile_ / W_, Value());
       return SmallVector<Value>{};
     });
-    Value rest = tilesEnd;
+    forEachTileAfter(tilesEnd, fn);
+  }
+  // Where the task's whole tiles end.
+  Value wholeTilesEnd() {
+    Value columns = sub(vEnd_, vBegin_);
+    Value tiles = div(columns, c(tile_));
+    Value whole = mul(tiles, c(tile_));
+    return add(vBegin_, whole);
+  }
+  // The tiles after the whole ones, from column `rest`.
+  void forEachTileAfter(Value rest, function_ref<void(Value col, int64_t n, Value mask)> fn) {
     for (int64_t m = pow2Below(tile_ / W_); m >= 1; m /= 2) {
       Value width = c(m * W_);
       Value end = add(rest, mul(div(sub(vEnd_, rest), width), width));
@@ -516,12 +537,54 @@ class RecurrentEmitter {
 
   // ---- One tile over one block ----
 
+  // The state the block reads: initial_state in the task's first block,
+  // the final_state the block before wrote in the others.
+  Value blockSource(const Block& block) { return b_.create<SelectOp>(loc_, block.isFirst, s0_, s1_); }
+
+  // A block of one token (decode): each whole tile's sweep that writes
+  // final_state also sums the next whole tile, so that of the read-only sums
+  // sweeps only the first tile's runs apart from the state's stream. Without
+  // any sums sweep (wrong results, the bound) T = 1 took 1.02-1.04x the
+  // copy (T = 0) at K = V = 128 and 256, against 1.11-1.25x with them. AOT
+  // kernels alternated in one process (2026-12-03, Zen 5, streamed, H = 16,
+  // K = V = 256, 8-vector tiles, 2 a head), T = 1 against T = 0 before /
+  // after: 1.20x / 1.13x on 1 thread, 1.11x / 1.07x on 2; with 4-vector
+  // tiles 1.20x / 1.10x and 1.09x / 1.04x.
+  void emitOneTokenBlock(const Block& block) {
+    Value sourceMem = blockSource(block);
+    const int64_t n = tile_ / W_;
+    const int64_t sums = (1 + R_) * n;
+    Value tilesEnd = wholeTilesEnd();
+    Value any = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, vBegin_, tilesEnd);
+    SmallVector<Value> first = ifElseValues(any, sums, [&] {
+      return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, 1, n, Value());
+    }, [&] { return zeros(sums); });
+    loop(vBegin_, tilesEnd, c(tile_), first, [&](Value col, ValueRange acc) {
+      Tile tile{block, col, n, Value()};
+      Place source = statePlace(sourceMem, col);
+      Place final = statePlace(s1_, col);
+      Value next = add(col, c(tile_));
+      Value more = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, next, tilesEnd);
+      return ifElseValues(more, sums, [&] {
+        Place following = statePlace(sourceMem, next);
+        return emitGroup(tile, c(0), 1, 0, source, final, acc, &following);
+      }, [&] {
+        emitGroup(tile, c(0), 1, 0, source, final, acc);
+        return zeros(sums);
+      });
+    });
+    forEachTileAfter(tilesEnd, [&](Value col, int64_t n, Value mask) {
+      Place source = statePlace(sourceMem, col);
+      SmallVector<Value> sums = emitFirstSums(source, nullptr, 1, n, mask);
+      emitGroup(Tile{block, col, n, mask}, c(0), 1, 0, source, statePlace(s1_, col), sums);
+    });
+  }
+
   void emitTile(const Block& block, Value col, int64_t n, Value mask) {
-    // The tile starts from initial_state in the first block, from the
-    // final_state the block before wrote in the others; between tokens it
-    // lives packed in the worker's scratch (rows n·W apart), which uses every
-    // L1 set instead of the few a strided tile maps to.
-    Value sourceMem = b_.create<SelectOp>(loc_, block.isFirst, s0_, s1_);
+    // Between tokens the tile lives packed in the worker's scratch (rows
+    // n·W apart), which uses every L1 set instead of the few a strided tile
+    // maps to.
+    Value sourceMem = blockSource(block);
     Place source = statePlace(sourceMem, col);
     Place final = statePlace(s1_, col);
     Place packed{scratch_, [&](Value k, int64_t j) {
@@ -529,32 +592,25 @@ class RecurrentEmitter {
                    return add(row, c(j * W_));
                  }};
     Tile tile{block, col, n, mask};
-    ifElse(eq(block.count, 1), [&] {
-      // One token: its sums over the state (read only), then the sweep
-      // that writes final_state.
-      SmallVector<Value> sums = emitFirstSums(source, nullptr, 1, n, mask);
-      emitGroup(tile, c(0), 1, 0, source, final, sums);
+    // Groups of G_ tokens (the first sweep packs the state while it
+    // sums); with pairs, the last token alone if the count is odd.
+    SmallVector<Value> acc = emitFirstSums(source, &packed, G_, n, mask);
+    Value groups = div(block.count, c(G_));
+    Value beforeLast = sub(groups, c(1));
+    Value lastGroup = mul(beforeLast, c(G_));
+    Value begin = c(0), step = c(G_);
+    acc = loop(begin, lastGroup, step, acc, [&](Value j, ValueRange a) {
+      return emitGroup(tile, j, G_, G_, packed, packed, a);
+    });
+    if (G_ == 1) {
+      emitGroup(tile, lastGroup, 1, 0, packed, final, acc);
+      return;
+    }
+    ifElse(isOdd(block.count), [&] {
+      SmallVector<Value> single = emitGroup(tile, lastGroup, 2, 1, packed, packed, acc);
+      emitGroup(tile, sub(block.count, c(1)), 1, 0, packed, final, single);
     }, [&] {
-      // Groups of G_ tokens (the first sweep packs the state while it
-      // sums); with pairs, the last token alone if the count is odd.
-      SmallVector<Value> acc = emitFirstSums(source, &packed, G_, n, mask);
-      Value groups = div(block.count, c(G_));
-      Value beforeLast = sub(groups, c(1));
-      Value lastGroup = mul(beforeLast, c(G_));
-      Value begin = c(0), step = c(G_);
-      acc = loop(begin, lastGroup, step, acc, [&](Value j, ValueRange a) {
-        return emitGroup(tile, j, G_, G_, packed, packed, a);
-      });
-      if (G_ == 1) {
-        emitGroup(tile, lastGroup, 1, 0, packed, final, acc);
-        return;
-      }
-      ifElse(isOdd(block.count), [&] {
-        SmallVector<Value> single = emitGroup(tile, lastGroup, 2, 1, packed, packed, acc);
-        emitGroup(tile, sub(block.count, c(1)), 1, 0, packed, final, single);
-      }, [&] {
-        emitGroup(tile, lastGroup, 2, 0, packed, final, acc);
-      });
+      emitGroup(tile, lastGroup, 2, 0, packed, final, acc);
     });
   }
 
@@ -600,9 +656,14 @@ class RecurrentEmitter {
   // at run time; once, cached, for masked vectors (no non-temporal masked
   // store) and tiles that are not whole cache lines or follow ones that are
   // not (rows start lines, LowerToLLVM.cpp).
-  void streamedOrCached(Value stream, Value mask, int64_t n, function_ref<void(bool stream)> sweep) {
+  // The sweep returns `results` vectors.
+  SmallVector<Value> streamedOrCached(Value stream, Value mask, int64_t n, int64_t results,
+                                      function_ref<SmallVector<Value>(bool stream)> sweep) {
     if (!streaming_ || mask || (n * W_) % kLineFloats != 0) return sweep(false);
+    if (results > 0)
+      return ifElseValues(stream, results, [&] { return sweep(true); }, [&] { return sweep(false); });
     ifElse(stream, [&] { sweep(true); }, [&] { sweep(false); });
+    return {};
   }
 
   // Finishes the group of `count` tokens from block token j (delta, the
@@ -611,7 +672,8 @@ class RecurrentEmitter {
   // `source` to `dest` with the group's updates, accumulating the sums of
   // the next group's `nextCount` tokens on the way; none (0) after the
   // block's last token, whose sweep writes final_state (streamed or cached
-  // in the task's last block).
+  // in the task's last block) and, given a `following` tile of a one-token
+  // group, returns that tile's sums of the same token.
   //
   // A pair's second token sees the first's update through its sums'
   // corrections: Sᵀdk of token t + 1 over the tile after token t is its sum
@@ -620,7 +682,8 @@ class RecurrentEmitter {
   // or S = scale ⊙ S̃ + Σ_i f_i ⊗ delta_i (full), f_i the tokens' row
   // factors.
   SmallVector<Value> emitGroup(const Tile& tile, Value j, int64_t count, int64_t nextCount,
-                               const Place& source, const Place& dest, ValueRange acc) {
+                               const Place& source, const Place& dest, ValueRange acc,
+                               const Place* following = nullptr) {
     const int64_t n = tile.n;
     const Value mask = tile.mask;
     const int64_t perToken = (1 + R_) * n;
@@ -676,20 +739,26 @@ class RecurrentEmitter {
     };
     if (last) {
       Value stream = streaming_ ? b_.create<arith::AndIOp>(loc_, streaming_, tile.block.isLast).getResult() : Value();
-      streamedOrCached(stream, mask, n, [&](bool streamed) {
-        NextTile ahead = streamed ? nextTile(tile.col, n) : NextTile{};
-        sweepRows({}, [&](Value k, ValueRange) {
+      const int64_t results = following ? perToken : 0;
+      return streamedOrCached(stream, mask, n, results, [&](bool streamed) {
+        // The tile read after the one this sweep sums (if any).
+        NextTile ahead = streamed ? nextTile(add(tile.col, c((following ? 2 : 1) * n * W_))) : NextTile{};
+        return sweepRows(zeros(results), [&](Value k, ValueRange sums) {
           SmallVector<Value> f = rowFactors(k, /*isFull=*/true);
+          SmallVector<Value> gated = following ? gatedRow(j, k, 1) : SmallVector<Value>{};
           if (streamed) prefetchRow(ahead, k, n);
+          SmallVector<Value> out(sums.begin(), sums.end());
           for (int64_t x = 0; x < n; ++x) {
             Value s = load(source.mem, source.at(k, x), mask);
             s = update(f, true, x, s);
             store(s, dest.mem, dest.at(k, x), mask, streamed);
+            if (!following) continue;
+            Value next = load(following->mem, following->at(k, x), mask);
+            accumulate(next, gated, x, n, out);
           }
-          return SmallVector<Value>{};
+          return out;
         });
       });
-      return {};
     }
     Value next = add(j, c(count));
     SmallVector<std::pair<Value, Value>> ahead = nextBlockRows(tokens);
@@ -715,14 +784,13 @@ class RecurrentEmitter {
                         [&] { return sweep(false); });
   }
 
-  // Where the tile read after this one starts: the next tile of the task's
-  // columns, else the worker's next task's first column (initial_state
+  // Where a tile read later starts: column `after` of the task's columns,
+  // else (past them) the worker's next task's first column (initial_state
   // rows of both are V apart).
   struct NextTile {
     Value mem, column;
   };
-  NextTile nextTile(Value col, int64_t n) {
-    Value after = add(col, c(n * W_));
+  NextTile nextTile(Value after) {
     Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, after, vEnd_);
     Value mem = b_.create<SelectOp>(loc_, inTask, s0_, next_);
     Value column = b_.create<SelectOp>(loc_, inTask, after, c(0));

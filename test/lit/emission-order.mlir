@@ -245,8 +245,9 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.return %[[OK]] : i32
 // ENTRY-NEXT: }
 
-// The streamed last token: the next tile is this task's (column + 16)
-// while it is inside v_end, else the next task's first column; each row's
+// The streamed last token of a whole tile followed by another (whose sums
+// the sweep takes): the tile after that one, this task's column + 32 while
+// it is inside v_end, else the next task's first column; each row's
 // prefetch of it comes before the row's load.
 // BODY-LABEL: func private @order_streaming_body(
 // BODY-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index,
@@ -257,17 +258,16 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY: scf.if %[[STREAM]] {
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 // A block's tile: the task's last block streams.
-// BODY: scf.for %[[COL:[^ ]*]] =
+// BODY: scf.for %[[COL:[^ ]*]] = %{{.*}} to %{{.*}} step %c16{{.*}} iter_args
 // BODY: %[[LAST_BLOCK_STREAMS:.*]] = arith.andi %[[STREAM]], %{{.*}} : i1
-// BODY-NEXT: scf.if %[[LAST_BLOCK_STREAMS]] {
-// BODY-NEXT: %[[C16:.*]] = arith.constant 16 : index
-// BODY-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[C16]] : index
+// BODY-NEXT: scf.if %[[LAST_BLOCK_STREAMS]] -> ({{.*}}) {
+// BODY-NEXT: %[[C32:.*]] = arith.constant 32 : index
+// BODY-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[C32]] : index
 // BODY-NEXT: %[[IN_TASK:.*]] = arith.cmpi ult, %[[AFTER]], %[[V1]] : index
 // BODY-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AHEAD_COL:.*]] = select %[[IN_TASK]], %[[AFTER]], %[[C0]] : index
-// BODY: %[[CV:.*]] = arith.constant 32 : index
-// BODY-NEXT: %[[ROW:.*]] = arith.muli %{{.*}}, %[[CV]] : index
+// BODY: %[[ROW:.*]] = arith.muli %{{.*}}, %c32{{.*}} : index
 // BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[AHEAD_COL]] : index
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[LINE:.*]] = arith.addi %[[AT]], %[[C0]] : index

@@ -19,35 +19,57 @@
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
 // CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8240 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
-// T = 0 copies the state tile by tile (no loop over heads).
-// CHECK-NOT: scf.for
+// T = 0 copies the state row by row, each row's tiles in turn (no loop
+// over heads), streamed (whole tiles of whole lines) or cached.
+// CHECK: scf.if %[[STREAM]] {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
-// CHECK-NOT: scf.for
 // CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]
+// CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {
+// CHECK-NOT: gdr.nontemporal
 // Else blocks of 128 tokens: each computes its per-token rows once (one
 // k·q reduction per token), then runs its tiles.
 // CHECK: } else {
 // CHECK: %[[BLOCK:.*]] = arith.constant 128 : index
 // CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[T]] step %[[BLOCK]] {
 // CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
+// A block of one token: the first whole tile's sums (a read-only sweep,
+// two accumulators per vector of the tile), then the whole tiles in turn.
+// Each one's last sweep also sums the next tile, while there is one, and
+// is streamed (in the task's last block, if asked): it prefetches the
+// lines of each row of the tile after the one it sums (of this task, else
+// the next task's first) and writes whole vectors non-temporally; else
+// cached.
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
-// CHECK: scf.for %{{.*}} = %[[V0]] to %{{.*}} step %[[TILE]]
-// A block of one token: its sums, one read-only sweep with two accumulators
-// per vector of the tile; then its last sweep, streamed (in the task's
-// last block, if asked): it prefetches a line of each row of the next tile
-// (of this task, else of the next task) and writes whole vectors
-// non-temporally; else cached.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[ANY:.*]] = arith.cmpi ult, %[[V0]], %[[END:.*]] : index
+// CHECK-NEXT: %[[FIRST:[0-9]+]]:4 = scf.if %[[ANY]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: scf.for %[[COL:.*]] = %[[V0]] to %[[END]] step %{{.*}} iter_args(%{{[^ ]*}} = %[[FIRST]]#0, %{{[^ ]*}} = %[[FIRST]]#1, %{{[^ ]*}} = %[[FIRST]]#2, %{{[^ ]*}} = %[[FIRST]]#3)
+// CHECK: %[[FOLLOWING:.*]] = arith.addi %[[COL]], %{{.*}} : index
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi ult, %[[FOLLOWING]], %[[END]] : index
+// CHECK-NEXT: scf.if %[[MORE]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: %[[LAST_STREAM:.*]] = arith.andi %[[STREAM]], %{{.*}} : i1
-// CHECK: scf.if %[[LAST_STREAM]] {
-// CHECK: %[[IN_TASK:.*]] = arith.cmpi ult, %{{.*}}, %[[V1]] : index
-// CHECK: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
+// CHECK-NEXT: scf.if %[[LAST_STREAM]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK-NEXT: %[[TWO_TILES:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[TWO_TILES]] : index
+// CHECK-NEXT: %[[IN_TASK:.*]] = arith.cmpi ult, %[[AFTER]], %[[V1]] : index
+// CHECK-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: memref.prefetch %[[AHEAD]]
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
+// CHECK: vector.fma {{.*}} : vector<16xf32>
 // CHECK: } else {
 // CHECK-NOT: gdr.nontemporal
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] :
+// The last whole tile: no sums to carry; its streamed sweep prefetches the
+// tile after it.
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: %[[ONE_TILE:.*]] = arith.constant 32 : index
+// CHECK-NEXT: arith.addi %[[COL]], %[[ONE_TILE]] : index
 // More tokens: pairs. The first sweep packs the tile into scratch while it
 // sums the first pair (four accumulators per vector); each pair then
 // carries its sums into one fused sweep on the packed tile, full or cheap
@@ -153,8 +175,17 @@ gdr.kernel @next_block problem <k = 32, v = 16, element_type = f32, route = recu
 // next token's (1 + R) · 2 sums (pairs step by 2 and carry twice as many).
 // CHECK-LABEL: func private @single_body(
 // CHECK: scf.for %{{.*}} step %c128
-// CHECK: %[[SUMS:.*]]:4 = scf.for %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %[[SUMS]]#0, %{{.*}} = %[[SUMS]]#1, %{{.*}} = %[[SUMS]]#2, %{{.*}} = %[[SUMS]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// A block of one token: the first whole tile's sums, then the whole tiles'
+// loop, whose sweep writing a tile's final state returns the next tile's
+// sums while there is one.
+// CHECK: %[[FIRST:[0-9]+]]:4 = scf.if %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK: scf.for %{{.*}} step %c8{{.*}} iter_args(%{{[^ ]*}} = %[[FIRST]]#0, %{{[^ ]*}} = %[[FIRST]]#1, %{{[^ ]*}} = %[[FIRST]]#2, %{{[^ ]*}} = %[[FIRST]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK-NEXT: arith.constant 8 : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi ult, %[[NEXT]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[MORE]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// Longer blocks: the groups loop carries the next token's sums.
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{[^ ]*}} = %[[SUMS:[0-9]+]]#0, %{{[^ ]*}} = %[[SUMS]]#1, %{{[^ ]*}} = %[[SUMS]]#2, %{{[^ ]*}} = %[[SUMS]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 gdr.kernel @single problem <k = 4, v = 8, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 4, sweep_tokens = 1>
 
 // Kernels of other routes are left to their own lowering.
