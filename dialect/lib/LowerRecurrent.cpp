@@ -549,7 +549,9 @@ class RecurrentEmitter {
   // kernels alternated in one process (2026-12-03, Zen 5, streamed, H = 16,
   // K = V = 256, 8-vector tiles, 2 a head), T = 1 against T = 0 before /
   // after: 1.20x / 1.13x on 1 thread, 1.11x / 1.07x on 2; with 4-vector
-  // tiles 1.20x / 1.10x and 1.09x / 1.04x.
+  // tiles 1.20x / 1.10x and 1.09x / 1.04x. With 2 and 3 readouts, and AVX2
+  // kernels (x86-64-v3, 8-vector tiles, the same machine) with 1 to 3, the
+  // new time was 0.88-1.01x the old one.
   void emitOneTokenBlock(const Block& block) {
     Value sourceMem = blockSource(block);
     const int64_t n = tile_ / W_;
