@@ -582,6 +582,7 @@ class RecurrentEmitter {
     });
   }
 
+  // One tile over a block of two tokens or more.
   void emitTile(const Block& block, Value col, int64_t n, Value mask) {
     // Between tokens the tile lives packed in the worker's scratch (rows
     // n·W apart), which uses every L1 set instead of the few a strided tile
