@@ -156,12 +156,12 @@ class RecurrentEmitter {
       // K = V = 128, 4-vector tiles, AOT kernels alternated, 2026-12-03, Zen
       // 5: 2.14 / 1.44 ms on 1 / 2 threads tile by tile, 1.90 / 1.23 row by
       // row).
-      auto copy = [&](bool stream) {
-        sweepRows({}, [&](Value k, ValueRange) {
+      streamedOrCached(streaming_, Value(), tile_ / W_, 0, [&](bool stream) {
+        return sweepRows({}, [&](Value k, ValueRange) {
           forEachTile([&](Value col, int64_t n, Value mask) {
             Place initial = statePlace(s0_, col);
             Place final = statePlace(s1_, col);
-            const bool streamed = stream && !mask && (n * W_) % kLineFloats == 0;
+            const bool streamed = stream && wholeLines(mask, n);
             for (int64_t j = 0; j < n; ++j) {
               Value s = load(s0_, initial.at(k, j), mask);
               store(s, s1_, final.at(k, j), mask, streamed);
@@ -169,11 +169,7 @@ class RecurrentEmitter {
           });
           return SmallVector<Value>{};
         });
-      };
-      if (streaming_)
-        ifElse(streaming_, [&] { copy(true); }, [&] { copy(false); });
-      else
-        copy(false);
+      });
     }, [&] {
       Value begin = c(0), step = c(kBlockTokens);
       loop(begin, T_, step, {}, [&](Value first, ValueRange) {
@@ -325,6 +321,10 @@ class RecurrentEmitter {
   // scf.if yielding `count` vectors, which `then` or `otherwise` return.
   SmallVector<Value> ifElseValues(Value cond, int64_t count, function_ref<SmallVector<Value>()> then,
                                   function_ref<SmallVector<Value>()> otherwise) {
+    if (count == 0) {
+      ifElse(cond, [&] { then(); }, [&] { otherwise(); });
+      return {};
+    }
     auto op = b_.create<scf::IfOp>(loc_, SmallVector<Type>(count, vec_), cond, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(op.thenBlock());
@@ -662,12 +662,12 @@ class RecurrentEmitter {
   // The sweep returns `results` vectors.
   SmallVector<Value> streamedOrCached(Value stream, Value mask, int64_t n, int64_t results,
                                       function_ref<SmallVector<Value>(bool stream)> sweep) {
-    if (!streaming_ || mask || (n * W_) % kLineFloats != 0) return sweep(false);
-    if (results > 0)
-      return ifElseValues(stream, results, [&] { return sweep(true); }, [&] { return sweep(false); });
-    ifElse(stream, [&] { sweep(true); }, [&] { sweep(false); });
-    return {};
+    if (!streaming_ || !wholeLines(mask, n)) return sweep(false);
+    return ifElseValues(stream, results, [&] { return sweep(true); }, [&] { return sweep(false); });
   }
+  // Whether a tile of n vectors (masked or not) is whole 64-byte lines,
+  // which non-temporal stores need.
+  bool wholeLines(Value mask, int64_t n) const { return !mask && (n * W_) % kLineFloats == 0; }
 
   // Finishes the group of `count` tokens from block token j (delta, the
   // outputs) from their sums `acc` (per token: Sᵀdk, then Sᵀdq of each
