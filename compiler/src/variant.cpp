@@ -239,6 +239,15 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   // at T = 1 (H = 32, 1 readout) 8 vectors took 0.202 ms against 0.262 with
   // 4 and 0.38 with 2 or 3.
   const bool decode = T <= kDecodeTokens;
+  // On 16 registers a pair of two or more readouts keeps one vector only:
+  // one token per sweep instead. AVX2 (Zen 3), H = 16, 32 query heads, K =
+  // V = 128, one gdr-bench run (2026-12-03), 1 / 2 threads: T = 512 one
+  // token on 2 vectors 19.2 / 9.6 ms, pairs of 1 or 2 vectors 28.5 / 13.7
+  // and 24.2 / 12.6; T = 128 2.61 ms on 2 threads against 3.66 and 3.32.
+  if (!decode && s.sweep_tokens == 2 && spec.readouts > 1 && vector_registers(target) < 32) {
+    s.sweep_tokens = 1;
+    s.unroll = 1;
+  }
   const int64_t per_vector = (1 + spec.readouts) * (decode ? 1 : s.sweep_tokens);
   const int64_t accumulators = decode ? mlir::gdr::kMaxSweepAccumulators : vector_registers(target) / 2;
   while (s.v_tile > w && s.v_tile / w * per_vector > accumulators) s.v_tile -= w;

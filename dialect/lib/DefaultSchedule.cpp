@@ -9,10 +9,11 @@ int64_t vectorRegisters(int64_t vectorBits, bool x86) { return x86 && vectorBits
 RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers) {
   // The widest vectors of the target.
   const int64_t width = vectorBits / 32;
-  // Tokens per sweep: a pair where the registers hold its accumulators (2
-  // per token and vector of the tile) besides the two tokens' deltas and
-  // broadcasts, one token on 16 registers (measurements below).
-  const int64_t sweepTokens = registers >= 32 ? 2 : 1;
+  // Tokens per sweep: a pair, whose sweep loads and stores the tile once for
+  // two tokens, except on SSE's 16 registers of 4 floats (measurements
+  // below, 16 registers at the end).
+  const bool sse = registers < 32 && width < 8;
+  const int64_t sweepTokens = sse ? 1 : 2;
   // V-tile: as many vectors as keep the packed tile (K x v_tile floats, kept
   // in scratch between tokens) within 32 KiB, two thirds of a 48 KiB L1, and
   // at most 4, 2 with pairs of 16-float vectors. Measured with gdr-bench on the 2-core Xeon
@@ -30,22 +31,35 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   // and its 8 deltas crowd the 32 registers. NEON's pairs (4 floats a
   // vector, only ever run under qemu here) keep 4, a tile of a whole line.
   k = std::max<int64_t>(1, k);
-  const int64_t maxVectors = sweepTokens == 2 && width >= 16 ? 2 : 4;
+  const int64_t maxVectors = width >= 16 || (registers < 32 && !sse) ? 2 : 4;
   const int64_t vectors = std::clamp<int64_t>((32 * 1024) / (k * width * 4), 1, maxVectors);
+  // AVX2's pairs of 2 vectors sweep K = 64 rows two at a time (below; the
+  // verifier wants unroll <= k).
+  const int64_t unroll = registers < 32 && !sse && k <= 64 ? std::min<int64_t>(k, 2) : 1;
   // Prefetch 2 tokens ahead: same machine and shape, 2026-11-30, medians of
   // 21 interleaved runs: 1 thread 13.70 -> 13.11 ms, 2 threads 6.77 ->
   // 6.50 ms (+4%; H = 64: +6%); 3, 4 or 8 tokens ahead gained less. Most of
   // it is the write-prefetch of the output row, whose store would otherwise
   // wait for its cache line behind the sweep's stores.
-  // One token per sweep on 16 registers: AVX2 (AMD Zen 3, 16 ymm
-  // registers, FMA peak ~90 GFLOP/s per core), K = V = 128, H = 32, T = 512,
-  // 1 thread, AOT kernels alternated in one process, 2026-12-02: pairs of 4
-  // vectors spill 175 of 360 instructions of the sweep and reach 60% of
-  // peak; pairs of 2 vectors (8 accumulators, still spilling the deltas)
-  // min 34.0 / median 38.5 ms, one token on 3 or 4 vectors 31.4-31.7 /
-  // 32.7-33.1 ms (K = 64, H = 32: 11.2 / 16.5 against 7.5-8.1 / 12.4-12.7;
-  // K = 256, H = 16: 62.3 / 75.7 against 55.5-63.3 / 63.3-68.6).
-  return {width, width * vectors, /*unroll=*/1, /*prefetch=*/2, sweepTokens};
+  // 16 registers. AVX2 (AMD Zen 3, 16 ymm registers, 32 KiB L1d, FMA peak
+  // ~100 GFLOP/s per core): pairs of 4 vectors spill (60% of peak,
+  // 2026-12-02). Pairs of 2 vectors spilled accumulators while their row's
+  // 4 broadcasts were loaded first; summed one broadcast at a time
+  // (LowerRecurrent's accumulateEachGated) they spill nothing. AOT kernels
+  // alternated call by call (2026-12-03, /tmp harness), H = 32 (K = 256:
+  // 16), median / p25 ms, one token on 4 vectors -> pairs of 2 vectors, 1
+  // thread: K = V = 128 T = 128 7.52 / 7.09 -> 7.34 / 6.42, T = 512 29.4 /
+  // 27.9 -> 27.3 / 25.0; K = V = 256 T = 128 15.1 / 14.0 -> 13.3 / 12.2,
+  // T = 512 59.9 / 58.9 -> 58.1 / 52.6; 2 threads within 1% at the median,
+  // 3-12% faster at the minimum. K = V = 64 wants the rows unrolled by 2:
+  // T = 128 1.87 / 1.73 -> 2.01 / 1.82 (unroll 1) or 1.66 / 1.49 (unroll 2),
+  // T = 512 7.97 / 7.12 -> 8.77 / 7.96 or 8.26 / 7.46; 2 threads T = 128
+  // 1.17 -> 1.03, T = 512 4.47 -> 4.44; decode (T = 1, 8-vector tiles, B =
+  // 1 and 16) the same with either unroll (B = 16, 1 thread: 1.43 / 1.45
+  // ms at the median, 2 threads 1.73 / 1.67). SSE (x86-64-v2 on the same
+  // machine, 16 registers of 4 floats): pairs of 2 vectors took 8-19%
+  // longer than one token on 4 vectors at K = 64 and 128 (T = 128, 512).
+  return {width, width * vectors, unroll, /*prefetch=*/2, sweepTokens};
 }
 
 ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers) {

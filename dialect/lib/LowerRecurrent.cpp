@@ -23,9 +23,10 @@
 // The second token's sums over the tile after the first are its sums over
 // the tile before plus (k_t · (decay_{t+1} ⊙ k_{t+1})) delta_t (likewise per
 // query). Pairs start at a block's first token; a block of odd length ends
-// with one token alone. A pair's sweep keeps twice the accumulators, which
-// 16 vector registers do not hold beside its deltas: there (sweep_tokens =
-// 1) every sweep updates one token and accumulates the next one's sums.
+// with one token alone. A pair's sweep keeps twice the accumulators; with
+// sweep_tokens = 1 every sweep updates one token and accumulates the next
+// one's sums. On 16 vector registers the sweep sums one broadcast at a time
+// (accumulateEachGated).
 //
 // Blocks: a task's tokens run in blocks of kBlockTokens. Everything per
 // token that does not depend on the columns (P, whether a sweep is full, the
@@ -73,6 +74,7 @@
 #include <mlir/IR/BuiltinOps.h>
 
 #include "PassDetail.h"
+#include "gdr/Dialect/DefaultSchedule.h"
 #include "gdr/kernel_abi.h"
 
 namespace mlir::gdr {
@@ -96,7 +98,8 @@ class RecurrentEmitter {
   // floats a token) in L2 at K = 256.
   static constexpr int64_t kBlockTokens = 2 * GDR_TOKEN_BLOCK;
 
-  RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule)
+  RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule,
+                   int64_t registers)
       : b_(b),
         loc_(loc),
         K_(problem.getK()),
@@ -108,6 +111,7 @@ class RecurrentEmitter {
         unroll_(schedule.getUnroll()),
         prefetch_(schedule.getPrefetch()),
         G_(schedule.getSweepTokens()),
+        scarceRegisters_(registers < 32),
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
@@ -654,6 +658,21 @@ class RecurrentEmitter {
   void accumulate(Value s, ArrayRef<Value> gated, int64_t j, int64_t n, SmallVector<Value>& acc) {
     for (size_t x = 0; x < gated.size(); ++x) acc[x * n + j] = fma(s, gated[x], acc[x * n + j]);
   }
+  // The same sums over a whole row (its n vectors) of gatedRow(j, k, count),
+  // one broadcast at a time: on 16 registers a pair's 8 accumulators, its 4
+  // deltas and the row leave no room for its 4 broadcasts at once, and LLVM
+  // spilled accumulators when they were all loaded first.
+  void accumulateEachGated(ArrayRef<Value> row, Value j, Value k, int64_t count, SmallVector<Value>& acc) {
+    const int64_t n = row.size();
+    for (int64_t i = 0; i < count; ++i) {
+      Value token = i == 0 ? j : add(j, c(i));
+      for (int64_t g = 0; g <= R_; ++g) {
+        Value gated = splat(scalar(scratch_, rowIndex(token, g, k)));
+        const int64_t x = i * (1 + R_) + g;
+        for (int64_t v = 0; v < n; ++v) acc[x * n + v] = fma(row[v], gated, acc[x * n + v]);
+      }
+    }
+  }
 
   // Emits `sweep(stream)` for a tile of n vectors twice, chosen by `stream`
   // at run time; once, cached, for masked vectors (no non-temporal masked
@@ -768,14 +787,17 @@ class RecurrentEmitter {
     auto sweep = [&](bool isFull) {
       return sweepRows(zeros(nextCount * perToken), [&](Value k, ValueRange sums) {
         SmallVector<Value> f = rowFactors(k, isFull);
-        SmallVector<Value> gated = gatedRow(next, k, nextCount);
+        SmallVector<Value> gated = scarceRegisters_ ? SmallVector<Value>{} : gatedRow(next, k, nextCount);
         SmallVector<Value> out(sums.begin(), sums.end());
+        SmallVector<Value> row;
         for (int64_t x = 0; x < n; ++x) {
           Value s = load(source.mem, source.at(k, x), mask);
           s = update(f, isFull, x, s);
           store(s, dest.mem, dest.at(k, x), mask);
-          accumulate(s, gated, x, n, out);
+          if (scarceRegisters_) row.push_back(s);
+          else accumulate(s, gated, x, n, out);
         }
+        if (scarceRegisters_) accumulateEachGated(row, next, k, nextCount, out);
         return out;
       }, [&](Value k0) {
         for (auto [mem, row] : ahead) prefetch(mem, add(row, k0), /*write=*/false);
@@ -917,6 +939,9 @@ class RecurrentEmitter {
   const bool scalarDecay_;
   const int64_t W_, tile_, unroll_, prefetch_;
   const int64_t G_;  // tokens per sweep (sweep_tokens): 1 or 2
+  // The target has 16 vector registers (x86 below AVX-512): sweeps sum one
+  // broadcast at a time (accumulateEachGated).
+  const bool scarceRegisters_;
   Type f32_;
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
@@ -955,7 +980,13 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
       fn.setPrivate();
       Block* entry = fn.addEntryBlock();
       b.setInsertionPointToStart(entry);
-      RecurrentEmitter(b, kernel.getLoc(), kernel.getProblem(), kernel.getScheduleAttr()).emit(entry);
+      // As gdr-attach-schedule: the target's vector width, else the schedule's;
+      // only x86 has 256-bit vectors.
+      const int64_t bits = kernel.getTargetAttr() ? kernel.getTargetAttr().getVectorBits()
+                                                  : kernel.getScheduleAttr().getVectorWidth() * 32;
+      RecurrentEmitter(b, kernel.getLoc(), kernel.getProblem(), kernel.getScheduleAttr(),
+                       vectorRegisters(bits, /*x86=*/bits == 256))
+          .emit(entry);
       b.create<ReturnOp>(kernel.getLoc());
       kernel.erase();
     }

@@ -1,14 +1,18 @@
 // gdr-attach-schedule writes the default schedule for the kernel's target
-// (else the pass's vector-bits; 256 bits is x86 with 16 vector registers: one
-// token per sweep) and leaves given schedules alone.
+// (else the pass's vector-bits; 256 bits is x86 with 16 vector registers:
+// pairs of 2 vectors, K = 64 unrolled by 2) and leaves given schedules alone.
 // RUN: gdr-opt %s -gdr-attach-schedule | FileCheck %s
 // RUN: gdr-opt %s -gdr-attach-schedule=vector-bits=256 | FileCheck %s --check-prefix=AVX2
 
 // CHECK-LABEL: gdr.kernel @no_target
 // CHECK-SAME: schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 // AVX2-LABEL: gdr.kernel @no_target
-// AVX2-SAME: schedule <vector_width = 8, v_tile = 32, unroll = 1, prefetch = 2, sweep_tokens = 1>
+// AVX2-SAME: schedule <vector_width = 8, v_tile = 16, unroll = 1, prefetch = 2>{{$}}
 gdr.kernel @no_target problem <k = 128, v = 128, element_type = f32, route = recurrent>
+
+// AVX2-LABEL: gdr.kernel @k64
+// AVX2-SAME: schedule <vector_width = 8, v_tile = 16, unroll = 2, prefetch = 2>{{$}}
+gdr.kernel @k64 problem <k = 64, v = 64, element_type = f32, route = recurrent>
 
 // CHECK-LABEL: gdr.kernel @sse_target
 // CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 2> target <cpu = "x86-64", vector_bits = 128>

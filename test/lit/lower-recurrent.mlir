@@ -188,6 +188,23 @@ gdr.kernel @next_block problem <k = 32, v = 16, element_type = f32, route = recu
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{[^ ]*}} = %[[SUMS:[0-9]+]]#0, %{{[^ ]*}} = %[[SUMS]]#1, %{{[^ ]*}} = %[[SUMS]]#2, %{{[^ ]*}} = %[[SUMS]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 gdr.kernel @single problem <k = 4, v = 8, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 4, sweep_tokens = 1>
 
+// On a 256-bit target (x86, 16 vector registers) a pair's sweep stores the
+// row's updated vectors, then sums them one broadcast of the next pair's
+// gated rows at a time: loaded all at once, the broadcasts left no room
+// for the 8 accumulators.
+// CHECK-LABEL: func private @avx2_body(
+// CHECK: arith.cmpf one
+// CHECK: vector.store %[[ROW0:[0-9]+]], %{{.*}} : memref<?xf32>, vector<8xf32>
+// CHECK: vector.store %[[ROW1:[0-9]+]], %{{.*}} : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT: arith.constant
+// CHECK: %[[G0:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-NEXT: vector.fma %[[ROW0]], %[[G0]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.fma %[[ROW1]], %[[G0]], %{{.*}} : vector<8xf32>
+// CHECK: %[[G1:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-NEXT: vector.fma %[[ROW0]], %[[G1]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.fma %[[ROW1]], %[[G1]], %{{.*}} : vector<8xf32>
+gdr.kernel @avx2 problem <k = 4, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 8, v_tile = 16, unroll = 1> target <cpu = "znver3", vector_bits = 256>
+
 // Kernels of other routes are left to their own lowering.
 // CHECK: gdr.kernel @chunked
 gdr.kernel @chunked problem <k = 16, v = 40, element_type = f32, route = chunked>

@@ -4,10 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
+#include "gdr/compiler/jit.h"
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/target.h"
 #include "gdr/compiler/variant.h"
+#include "gdr/kernel_info.h"
 #include "route_tester.h"
 
 namespace gdr::test {
@@ -116,6 +122,75 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Variant>& info) {
       return schedule_name(std::get<0>(info.param)) + "_k" + std::to_string(std::get<1>(info.param)) +
              "_v" + std::to_string(std::get<2>(info.param));
+    });
+
+// Kernels for a 256-bit x86 target (16 vector registers) sum each sweep's
+// gated rows one broadcast at a time (LowerRecurrent's
+// accumulateEachGated): built here for x86-64-v3 whatever the host's
+// vectors, so that AVX-512 hosts run that code too: pairs and single
+// tokens, one to three readouts, scalar decay, ragged K and V.
+Status avx2_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel) {
+  compiler::Target avx2;
+  if (Status t = compiler::target_for(compiler::host_target().triple, "x86-64-v3", "", &avx2); !t) return t;
+  std::vector<char> object;
+  if (Status c = compiler::compile_recurrent_object(spec, schedule, avx2, &object); !c) return c;
+  const std::string name = compiler::recurrent_variant(spec, schedule).name();
+  std::vector<void*> at;
+  if (Status l = compiler::jit_load_object(object, {name, name + "_info"}, &at); !l) return l;
+  KernelInfo info;
+  if (Status r = read_kernel_info(name, static_cast<const int64_t*>(at[1]), &info); !r) return r;
+  *kernel = kernel_from_info(name, reinterpret_cast<gdr_kernel_fn>(at[0]), info);
+  return Status::ok();
+}
+
+using Avx2Variant = std::tuple<RecurrentSchedule, int64_t /*readouts*/, DecayKind>;
+
+class RecurrentKernelOn16Registers : public ::testing::TestWithParam<Avx2Variant> {
+ protected:
+  void SetUp() override {
+    const compiler::Target& host = compiler::host_target();
+    if (compiler::architecture_name(host.triple) != "x86_64" || !compiler::target_has_features(host, "+avx2,+fma"))
+      GTEST_SKIP() << "the host runs no x86-64-v3 code";
+  }
+};
+
+TEST_P(RecurrentKernelOn16Registers, MatchesFloat64) {
+  const auto [schedule, readouts, decay] = GetParam();
+  for (auto [K, V] : {std::pair<int64_t, int64_t>{24, 40}, {13, 17}}) {
+    Kernel kernel;
+    const Status s = avx2_kernel({K, V, decay, readouts}, schedule, &kernel);
+    ASSERT_TRUE(s) << s.message();
+    const Runner runner = [&kernel](const Tensors& t, const Options& o) { return execute(kernel, t, o); };
+    // 129 and 130: a block of 128 tokens, then one token or a pair.
+    for (int64_t T : {1, 2, 5, 17, 129, 130}) {
+      ProblemOptions o;
+      o.decay = DecayRegime::NearOne;
+      o.seed = uint64_t(T + K);
+      o.form.query_heads = 2 * readouts;
+      o.form.decay = decay;
+      Problem p = make_problem(1, 2, T, K, V, o);
+      Options options;
+      options.threads = 2;
+      expect_within_contract(p, options,
+                             schedule_name(schedule) + " R=" + std::to_string(readouts) + " K=" +
+                                 std::to_string(K) + " V=" + std::to_string(V) + " T=" + std::to_string(T),
+                             runner);
+    }
+  }
+}
+
+// AVX2's defaults (pairs of 2 vectors, unrolled by 2 at K <= 64; one token
+// on 2 vectors for readouts) and a one-vector pair.
+INSTANTIATE_TEST_SUITE_P(
+    Avx2, RecurrentKernelOn16Registers,
+    ::testing::Values(Avx2Variant{{8, 16, 1, 2, 2}, 1, DecayKind::Channel},
+                      Avx2Variant{{8, 16, 2, 2, 2}, 1, DecayKind::Scalar},
+                      Avx2Variant{{8, 8, 1, 0, 2}, 3, DecayKind::Channel},
+                      Avx2Variant{{8, 16, 1, 2, 1}, 2, DecayKind::Scalar},
+                      Avx2Variant{{8, 32, 3, 1, 1}, 1, DecayKind::Channel}),
+    [](const ::testing::TestParamInfo<Avx2Variant>& info) {
+      return schedule_name(std::get<0>(info.param)) + "_r" + std::to_string(std::get<1>(info.param)) +
+             (std::get<2>(info.param) == DecayKind::Scalar ? "_scalar" : "_channel");
     });
 
 // The installed route (default schedules, decode and longer), on shapes no

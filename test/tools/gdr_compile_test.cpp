@@ -164,9 +164,11 @@ TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
     uint16_t elf_machine;  // EM_X86_64 62, EM_AARCH64 183
   };
   const Case cases[] = {
-      // 16 vector registers below AVX-512: one token per sweep (_t1).
-      {"--cpu haswell", "gdr_recurrent_f32_k8_v16__w8_vt32_u1_p2_t1", false, 62},
-      {"--cpu x86-64-v3", "gdr_recurrent_f32_k8_v16__w8_vt32_u1_p2_t1", false, 62},
+      // 16 vector registers below AVX-512: AVX2's pairs of 2 vectors, rows
+      // unrolled by 2 at K <= 64; one token per sweep (_t1) on SSE.
+      {"--cpu haswell", "gdr_recurrent_f32_k8_v16__w8_vt16_u2_p2", false, 62},
+      {"--cpu x86-64-v3", "gdr_recurrent_f32_k8_v16__w8_vt16_u2_p2", false, 62},
+      {"--cpu x86-64-v2", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2_t1", false, 62},
       {"--cpu x86-64-v4", "gdr_recurrent_f32_k8_v16__w16_vt32_u1_p2", true, 62},
       {"--triple aarch64-linux-gnu --cpu cortex-a76", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
       {"--triple aarch64-linux-gnu", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},

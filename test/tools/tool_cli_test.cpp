@@ -121,7 +121,7 @@ TEST_F(ToolCliTest, BenchUsageAndFailure) {
 
 #ifdef GDR_HAVE_COMPILER
 TEST_F(ToolCliTest, CompileExitCodes) {
-  const std::string ok = "--route recurrent --K 8 --V 8 --vector-width 4 --v-tile 8 --sweep-tokens 2 --out " + path("k");
+  const std::string ok = "--route recurrent --K 8 --V 8 --vector-width 4 --v-tile 8 --unroll 1 --sweep-tokens 2 --out " + path("k");
   Result r = run(GDR_COMPILE_PATH, ok);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "gdr_recurrent_f32_k8_v8__w4_vt8_u1_p2\n");
