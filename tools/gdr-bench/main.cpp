@@ -397,6 +397,12 @@ int main(int argc, char** argv) {
   };
 
   if (config.interleave_cases) {
+    // One loop per thread count, not one for all: after a 1-thread call the
+    // pool's helper and its core have gone idle, and 2-thread calls that
+    // follow one run slower than back to back (an FMA sample on 2 threads
+    // after 10 ms of 1-thread work: median 161 GFLOP/s, 175 with the helper
+    // woken first, 191 back to back; Zen 3 VM, 2026-12-03). The price: a
+    // machine drifting between the loops skews 1 against 2 threads.
     for (int threads : config.threads) {
       std::vector<Case> batch;
       for (const gdr::bench::Shape& shape : config.shapes)
