@@ -244,6 +244,7 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   // V = 128, one gdr-bench run (2026-12-03), 1 / 2 threads: T = 512 one
   // token on 2 vectors 19.2 / 9.6 ms, pairs of 1 or 2 vectors 28.5 / 13.7
   // and 24.2 / 12.6; T = 128 2.61 ms on 2 threads against 3.66 and 3.32.
+  // Unroll 1, as measured (AVX2's unroll 2 at K <= 64 was for pairs).
   if (!decode && s.sweep_tokens == 2 && spec.readouts > 1 && vector_registers(target) < 32) {
     s.sweep_tokens = 1;
     s.unroll = 1;

@@ -11,9 +11,7 @@ struct AttachSchedulePass : GdrAttachScheduleBase<AttachSchedulePass> {
       if (kernel.getScheduleAttr()) return;
       const int64_t bits =
           kernel.getTargetAttr() ? kernel.getTargetAttr().getVectorBits() : int64_t(vectorBits);
-      // The module names no architecture: only x86 has 256-bit vectors.
-      const int64_t registers = vectorRegisters(bits, /*x86=*/bits == 256);
-      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits, registers));
+      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits, vectorRegisters(bits)));
     });
   }
 };

@@ -5,6 +5,7 @@
 namespace mlir::gdr {
 
 int64_t vectorRegisters(int64_t vectorBits, bool x86) { return x86 && vectorBits < 512 ? 16 : 32; }
+int64_t vectorRegisters(int64_t vectorBits) { return vectorRegisters(vectorBits, vectorBits == 256); }
 
 RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers) {
   // The widest vectors of the target.
@@ -16,7 +17,7 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   const int64_t sweepTokens = sse ? 1 : 2;
   // V-tile: as many vectors as keep the packed tile (K x v_tile floats, kept
   // in scratch between tokens) within 32 KiB, two thirds of a 48 KiB L1, and
-  // at most 4, 2 with pairs of 16-float vectors or on 16 registers. Measured with gdr-bench on the 2-core Xeon
+  // at most 4, 2 with pairs of 16-float vectors or on AVX2. Measured with gdr-bench on the 2-core Xeon
   // (LLVM: icelake-client, AVX-512, 48 KiB L1d, FMA peak 196 GFLOP/s per
   // core) at B = 1, H = 32, K = V = 128, T = 512, 1 thread, 2026-11-29, one
   // token per sweep: a tile of 2 / 4 / 8 vectors (w16) took 15.6 / 13.4 /

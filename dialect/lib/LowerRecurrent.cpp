@@ -25,8 +25,8 @@
 // query). Pairs start at a block's first token; a block of odd length ends
 // with one token alone. A pair's sweep keeps twice the accumulators; with
 // sweep_tokens = 1 every sweep updates one token and accumulates the next
-// one's sums. On 16 vector registers the sweep sums one broadcast at a time
-// (accumulateEachGated).
+// one's sums. On 256-bit targets (x86 AVX2, 16 vector registers) the sweep
+// sums one broadcast at a time (accumulateEachGated).
 //
 // Blocks: a task's tokens run in blocks of kBlockTokens. Everything per
 // token that does not depend on the columns (P, whether a sweep is full, the
@@ -650,10 +650,13 @@ class RecurrentEmitter {
     SmallVector<Value> gated;
     for (int64_t i = 0; i < count; ++i) {
       Value token = i == 0 ? j : add(j, c(i));
-      for (int64_t g = 0; g <= R_; ++g) gated.push_back(splat(scalar(scratch_, rowIndex(token, g, k))));
+      for (int64_t g = 0; g <= R_; ++g) gated.push_back(gatedAt(token, g, k));
     }
     return gated;
   }
+  // Row k's broadcast of block token `token`'s gated row g (0: key, then
+  // its readouts' queries).
+  Value gatedAt(Value token, int64_t g, Value k) { return splat(scalar(scratch_, rowIndex(token, g, k))); }
   // acc[x · n + j] += s · gated[x] for every gated row x (vector j of a row).
   void accumulate(Value s, ArrayRef<Value> gated, int64_t j, int64_t n, SmallVector<Value>& acc) {
     for (size_t x = 0; x < gated.size(); ++x) acc[x * n + j] = fma(s, gated[x], acc[x * n + j]);
@@ -667,7 +670,7 @@ class RecurrentEmitter {
     for (int64_t i = 0; i < count; ++i) {
       Value token = i == 0 ? j : add(j, c(i));
       for (int64_t g = 0; g <= R_; ++g) {
-        Value gated = splat(scalar(scratch_, rowIndex(token, g, k)));
+        Value gated = gatedAt(token, g, k);
         const int64_t x = i * (1 + R_) + g;
         for (int64_t v = 0; v < n; ++v) acc[x * n + v] = fma(row[v], gated, acc[x * n + v]);
       }
@@ -787,6 +790,8 @@ class RecurrentEmitter {
     auto sweep = [&](bool isFull) {
       return sweepRows(zeros(nextCount * perToken), [&](Value k, ValueRange sums) {
         SmallVector<Value> f = rowFactors(k, isFull);
+        // Wider targets keep the broadcasts first and sum each vector as it
+        // is stored: their IR as it was measured.
         SmallVector<Value> gated = scarceRegisters_ ? SmallVector<Value>{} : gatedRow(next, k, nextCount);
         SmallVector<Value> out(sums.begin(), sums.end());
         SmallVector<Value> row;
@@ -939,8 +944,8 @@ class RecurrentEmitter {
   const bool scalarDecay_;
   const int64_t W_, tile_, unroll_, prefetch_;
   const int64_t G_;  // tokens per sweep (sweep_tokens): 1 or 2
-  // The target has 16 vector registers (x86 below AVX-512): sweeps sum one
-  // broadcast at a time (accumulateEachGated).
+  // A 256-bit target (x86 AVX2, 16 vector registers; 128 bits reads as
+  // NEON's 32): sweeps sum one broadcast at a time (accumulateEachGated).
   const bool scarceRegisters_;
   Type f32_;
   VectorType vec_;
@@ -980,12 +985,10 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
       fn.setPrivate();
       Block* entry = fn.addEntryBlock();
       b.setInsertionPointToStart(entry);
-      // As gdr-attach-schedule: the target's vector width, else the schedule's;
-      // only x86 has 256-bit vectors.
+      // The target's vector width, else the schedule's.
       const int64_t bits = kernel.getTargetAttr() ? kernel.getTargetAttr().getVectorBits()
                                                   : kernel.getScheduleAttr().getVectorWidth() * 32;
-      RecurrentEmitter(b, kernel.getLoc(), kernel.getProblem(), kernel.getScheduleAttr(),
-                       vectorRegisters(bits, /*x86=*/bits == 256))
+      RecurrentEmitter(b, kernel.getLoc(), kernel.getProblem(), kernel.getScheduleAttr(), vectorRegisters(bits))
           .emit(entry);
       b.create<ReturnOp>(kernel.getLoc());
       kernel.erase();

@@ -58,6 +58,28 @@ TEST(Variant, FormIsPartOfTheKey) {
             1 * 16);
 }
 
+// On x86 below AVX-512 (16 registers): AVX2 sweeps pairs of 2 vectors,
+// K <= 64 unrolled by 2 (never past K); two or more readouts one token on
+// what half the registers hold; decode its 8-vector tile; SSE one token on
+// 4 vectors (DefaultSchedule.cpp, variant.cpp).
+TEST(Variant, DefaultsOn16Registers) {
+  Target avx2;
+  avx2.triple = "x86_64-pc-linux-gnu";
+  avx2.vector_bits = 256;
+  Target sse = avx2;
+  sse.vector_bits = 128;
+  auto schedule = [](const KernelSpec& spec, int64_t T, const Target& target) {
+    return default_variant(Route::Recurrent, spec, T, target).schedule_str();
+  };
+  EXPECT_EQ(schedule({128, 128}, 512, avx2), "w8-vt16-u1-p2");
+  EXPECT_EQ(schedule({64, 64}, 512, avx2), "w8-vt16-u2-p2");
+  EXPECT_EQ(schedule({1, 8}, 512, avx2), "w8-vt8-u1-p2");
+  EXPECT_EQ(schedule({128, 128, DecayKind::Scalar, 2}, 512, avx2), "w8-vt16-u1-p2-t1");
+  EXPECT_EQ(schedule({64, 64, DecayKind::Channel, 4}, 512, avx2), "w8-vt8-u1-p2-t1");
+  EXPECT_EQ(schedule({128, 128}, 1, avx2), "w8-vt64-u1-p2");
+  EXPECT_EQ(schedule({128, 128}, 512, sse), "w4-vt16-u1-p2-t1");
+}
+
 TEST(Variant, ScheduleAndFullText) {
   EXPECT_EQ(kRecurrent.schedule_str(), "w16-vt64-u1-p2");
   EXPECT_EQ(kChunked.schedule_str(), "c16-w16");

@@ -34,7 +34,8 @@ for kv in "5 12" "16 40" "20 24" "64 80" "128 128"; do
 done >"$kernels"
 # The forms: two readouts, scalar decay, with a scalar tail (K = 5) and a
 # remainder row (unroll 2); whole-line tiles, which stream the final state;
-# one token per sweep, given and as AVX2's default.
+# one token per sweep, given; AVX2's default (pairs summed one broadcast at
+# a time on 16 registers).
 cat >>"$kernels" <<'EOF'
 gdr.kernel @default_avx512 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>
 gdr.kernel @default_no_target problem <k = 96, v = 80, element_type = f32, route = recurrent>
