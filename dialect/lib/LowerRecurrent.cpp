@@ -97,6 +97,11 @@ class RecurrentEmitter {
   // H = 16, 30.9 / 30.9 / 30.3 / 31.6); 128 keeps the rows (about 4 K
   // floats a token) in L2 at K = 256.
   static constexpr int64_t kBlockTokens = 2 * GDR_TOKEN_BLOCK;
+  // How many tokens ahead a token-major rows pass prefetches (K = V = 128,
+  // H = 32, T = 512, Zen 3, medians of alternated AOT kernels at 0, 4, 8,
+  // 16 and 32 tokens: 33.2, 32.1, 32.3, 33.2, 33.2 ms on 1 thread; 16.5,
+  // 16.3, 16.3 at 0, 4, 8 on 2).
+  static constexpr int64_t kRowsAhead = 4;
 
   RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule,
                    int64_t registers)
@@ -153,6 +158,7 @@ class RecurrentEmitter {
     if (tile_ % kLineFloats == 0)
       streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[29], c(0));
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
+    tokenMajor_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, kStride_, c(K_));
 
     ifElse(eq(T_, 0), [&] {
       // T = 0: the final state is the initial state, copied row by row: tile
@@ -436,6 +442,9 @@ class RecurrentEmitter {
       for (int64_t g = 0; g < R_; ++g) rows[i].push_back(add(queryRow, readout(qReadout_, g)));
     }
     auto mem = [&](int64_t g) { return g == 0 ? key_ : query_; };
+    ifElse(tokenMajor_, [&] {
+      for (Value t : tokens) prefetchRowsAhead(t);
+    }, [] {});
     // P of each token (the first's is the last group's times its decay:
     // 1 after a full sweep, and at the block's start), its gated keys, and
     // whether any P is out of range.
@@ -514,6 +523,29 @@ class RecurrentEmitter {
                                    ValueRange{scalarIndex(local[1], correctionSlot(g))});
       }
     }
+  }
+
+  // Token-major only: prefetches the key, query and decay rows of token
+  // t + kRowsAhead (clamped to the task's last token), each in a page of
+  // its own that no hardware prefetcher reaches (nextBlockRows). Head-major
+  // rows are one stream the hardware follows.
+  void prefetchRowsAhead(Value t) {
+    Value ahead = add(t, c(kRowsAhead));
+    Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
+    Value last = sub(T_, c(1));
+    Value token = b_.create<SelectOp>(loc_, inTask, ahead, last);
+    Value keyRow = mul(token, kStride_);
+    Value queryRow = mul(token, qStride_);
+    Value decayRow = mul(token, dStride_);
+    for (int64_t k = 0; k < K_; k += kLineFloats) {
+      prefetch(key_, add(keyRow, c(k)), /*write=*/false);
+      for (int64_t g = 0; g < R_; ++g) {
+        Value row = add(queryRow, readout(qReadout_, g));
+        prefetch(query_, add(row, c(k)), /*write=*/false);
+      }
+      if (!scalarDecay_) prefetch(decay_, add(decayRow, c(k)), /*write=*/false);
+    }
+    if (scalarDecay_) prefetch(decay_, decayRow, /*write=*/false);
   }
 
   // Σ_k key[keyRow + k] · decay_t[k] · mem[row + k] (no decay without
@@ -871,6 +903,17 @@ class RecurrentEmitter {
       else
         rows.push_back({decay, decayRow});
     }
+    // Token-major, a token's rows are H·K floats apart: every token's line
+    // of a row falls in the same few cache sets, so the next block's rows
+    // evict each other (and the block's) long before its rows pass reads
+    // them; that pass prefetches its own rows instead (prefetchRowsAhead),
+    // and these prefetches go to the task's first row, in cache (selecting
+    // the memref too cost head-major 3%). AOT kernels alternated, K = V =
+    // 128, H = 32, T = 512, 2026-12-03, Zen 3 (AVX2), token-major medians:
+    // 37.8 ms before, 37.0 with both prefetches, 32.1 with the rows pass's
+    // alone (18.5 / 16.3 on 2 threads); prefetch hints for L2 or L3 alone
+    // were as slow as L1's. Head-major within 1% (30.8 / 30.7, 32.2 / 32.3).
+    for (auto& [mem, row] : rows) row = b_.create<SelectOp>(loc_, tokenMajor_, c(0), row);
     return rows;
   }
 
@@ -951,6 +994,7 @@ class RecurrentEmitter {
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
   Value vBegin_, vEnd_, streaming_;
+  Value tokenMajor_;  // key rows are not K floats apart (nextBlockRows)
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
   // The worker's next task (this task's own if none): the rows its first
   // block reads, its T and their strides.
