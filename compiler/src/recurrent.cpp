@@ -152,17 +152,16 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   return Status::ok();
 }
 
-Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule,
-                         Kernel* kernel) {
-  const Target& host = host_target();
+Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel,
+                         const Target& target) {
   const Variant variant = recurrent_variant(spec, schedule);
   const std::string name = variant.name();
   // The entry point and its <name>_info: the kernel's facts come from the
   // kernel (kernel_info.h), as for a loaded library.
   std::vector<void*> addresses;
   Status s = DiskCache::current().load_or_build(
-      cache_description(variant, host),
-      [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, host, object); },
+      cache_description(variant, target),
+      [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, target, object); },
       [&](const std::vector<char>& object) {
         return jit_load_object(object, {name, name + "_info"}, &addresses);
       },

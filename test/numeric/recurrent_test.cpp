@@ -9,11 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "gdr/compiler/jit.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/variant.h"
-#include "gdr/kernel_info.h"
 #include "route_tester.h"
 
 namespace gdr::test {
@@ -132,15 +130,7 @@ INSTANTIATE_TEST_SUITE_P(
 Status avx2_kernel(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel) {
   compiler::Target avx2;
   if (Status t = compiler::target_for(compiler::host_target().triple, "x86-64-v3", "", &avx2); !t) return t;
-  std::vector<char> object;
-  if (Status c = compiler::compile_recurrent_object(spec, schedule, avx2, &object); !c) return c;
-  const std::string name = compiler::recurrent_variant(spec, schedule).name();
-  std::vector<void*> at;
-  if (Status l = compiler::jit_load_object(object, {name, name + "_info"}, &at); !l) return l;
-  KernelInfo info;
-  if (Status r = read_kernel_info(name, static_cast<const int64_t*>(at[1]), &info); !r) return r;
-  *kernel = kernel_from_info(name, reinterpret_cast<gdr_kernel_fn>(at[0]), info);
-  return Status::ok();
+  return compiler::compile_recurrent(spec, schedule, kernel, avx2);
 }
 
 using Avx2Variant = std::tuple<RecurrentSchedule, int64_t /*readouts*/, DecayKind>;

@@ -30,11 +30,13 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
                                 const Target& target, std::vector<char>* object,
                                 RecurrentOutput output = RecurrentOutput::Object);
 
-// Generates the kernel for the host, or loads it from the disk cache
+// Generates the kernel for `target` (one the host runs: x86-64-v3 on an
+// AVX-512 host, say), or loads it from the disk cache
 // (DiskCache::from_environment(), keyed by variant.h's cache_description())
 // and stores it there on a miss, and loads it into the process-wide JIT,
 // which owns the code for the rest of the process. Not cached in process: each call loads the object again.
-Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel);
+Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel,
+                         const Target& target = host_target());
 
 // compile_recurrent through a process-wide cache keyed by the Variant:
 // each variant is compiled once, also when several threads ask at once.
