@@ -21,6 +21,7 @@
 #include "crossover.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
+#include "gdr/compiler/variant.h"
 #include "plots.h"
 #include "report.h"
 #include "tuner.h"
@@ -194,6 +195,11 @@ TEST(Tuner, TheFormReachesTheCheckAndTheTimedProblem) {
   EXPECT_EQ(timed.layout, Layout::TokenMajor);
   EXPECT_EQ(timed.cu_seqlens.size, 4);
   EXPECT_TRUE(timed.in_place);
+  // The coarse round sweeps as the untuned kernel would (on 16 registers,
+  // one token for two readouts).
+  const compiler::KernelSpec spec{o.K, o.V, o.decay, o.readouts};
+  const int64_t sweep_tokens =
+      compiler::default_variant(Route::Recurrent, spec, 7, compiler::host_target()).recurrent.sweep_tokens;
   size_t variants = 0, chunked = 0;
   for (const Entry& e : c.entries) {
     EXPECT_TRUE(e.check.ok) << e.candidate.name() << ": " << e.check.why;
@@ -202,6 +208,8 @@ TEST(Tuner, TheFormReachesTheCheckAndTheTimedProblem) {
     chunked += e.candidate.route == Route::Chunked;
     EXPECT_EQ(e.candidate.variant.decay, DecayKind::Scalar) << e.candidate.name();
     EXPECT_EQ(e.candidate.variant.readouts, 2) << e.candidate.name();
+    if (e.candidate.route == Route::Recurrent && e.timed(1))
+      EXPECT_EQ(e.candidate.variant.recurrent.sweep_tokens, sweep_tokens) << e.candidate.name();
   }
   EXPECT_GT(variants, chunked);
   EXPECT_GT(chunked, 0u);

@@ -123,9 +123,12 @@ std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t 
   return {first, std::max(first, last)};
 }
 
-// The tokens per sweep of the host's default schedule: the coarse round's.
-int64_t host_sweep_tokens(int64_t K) {
-  return compiler::dialect_default_recurrent(K, compiler::host_target()).sweep_tokens;
+// The coarse round's tokens per sweep: those of the kernel `auto` runs
+// untuned for this case on the host (one token for readouts on 16
+// registers, variant.cpp).
+int64_t default_sweep_tokens(const TuneOptions& o, int64_t T) {
+  const compiler::KernelSpec spec{o.K, o.V, o.decay, o.readouts};
+  return compiler::default_variant(Route::Recurrent, spec, T, compiler::host_target()).recurrent.sweep_tokens;
 }
 
 RoundSizes planned_sizes(const TuneOptions& o) {
@@ -135,7 +138,7 @@ RoundSizes planned_sizes(const TuneOptions& o) {
   if (o.routes.count(Route::Chunked)) n.round1 += chunked_space(o.widths).size() - 1;
   if (o.routes.count(Route::Recurrent)) {
     std::vector<compiler::RecurrentSchedule> tiles =
-        recurrent_coarse(o.widths, o.V, host_sweep_tokens(o.K));
+        recurrent_coarse(o.widths, o.V, /*sweep_tokens=*/2);  // counted: the tokens do not change it
     n.round1 += tiles.size();
     tiles.resize(std::min(tiles.size(), static_cast<size_t>(std::max(0, o.fine_tiles))));
     n.round2 += recurrent_fine(tiles, o.K).size();
@@ -231,7 +234,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   };
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
-    for (const auto& s : recurrent_coarse(options.widths, options.V, host_sweep_tokens(options.K)))
+    for (const auto& s : recurrent_coarse(options.widths, options.V, default_sweep_tokens(options, T)))
       if (affordable()) round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
   if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
