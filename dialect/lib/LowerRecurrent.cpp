@@ -907,9 +907,10 @@ class RecurrentEmitter {
     // of a row falls in the same few cache sets, so the next block's rows
     // evict each other (and the block's) long before its rows pass reads
     // them; that pass prefetches its own rows instead (prefetchRowsAhead),
-    // and these prefetches go to the task's first row, in cache (selecting
-    // the memref too cost head-major 3%). AOT kernels alternated, K = V =
-    // 128, H = 32, T = 512, 2026-12-03, Zen 3 (AVX2), token-major medians:
+    // and these prefetches go to the first row, which they keep in cache
+    // (no branch in the sweep; selecting the scratch memref instead was 3%
+    // slower head-major in one alternated run). AOT kernels alternated, K =
+    // V = 128, H = 32, T = 512, 2026-12-03, Zen 3 (AVX2), token-major medians:
     // 37.8 ms before, 37.0 with both prefetches, 32.1 with the rows pass's
     // alone (18.5 / 16.3 on 2 threads); prefetch hints for L2 or L3 alone
     // were as slow as L1's. Head-major within 1% (30.8 / 30.7, 32.2 / 32.3).
