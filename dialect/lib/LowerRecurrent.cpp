@@ -98,9 +98,10 @@ class RecurrentEmitter {
   // floats a token) in L2 at K = 256.
   static constexpr int64_t kBlockTokens = 2 * GDR_TOKEN_BLOCK;
   // How many tokens ahead a token-major rows pass prefetches (K = V = 128,
-  // H = 32, T = 512, Zen 3, medians of alternated AOT kernels at 0, 4, 8,
-  // 16 and 32 tokens: 33.2, 32.1, 32.3, 33.2, 33.2 ms on 1 thread; 16.5,
-  // 16.3, 16.3 at 0, 4, 8 on 2).
+  // H = 32, T = 512, 2026-12-03, Zen 3, medians of alternated AOT kernels
+  // at 0, 4, 8, 16 and 32 tokens: 33.2, 32.1, 32.3, 33.2, 33.2 ms on 1
+  // thread; 16.5, 16.3, 16.3 at 0, 4, 8 on 2; K = V = 64 and 256 alike
+  // at 4, 8 and 16).
   static constexpr int64_t kRowsAhead = 4;
 
   RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule,
@@ -158,7 +159,7 @@ class RecurrentEmitter {
     if (tile_ % kLineFloats == 0)
       streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[29], c(0));
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
-    tokenMajor_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, kStride_, c(K_));
+    tokenMajor_ = stridedRows();
 
     ifElse(eq(T_, 0), [&] {
       // T = 0: the final state is the initial state, copied row by row: tile
@@ -419,18 +420,26 @@ class RecurrentEmitter {
   // block's last, ends a GDR_TOKEN_BLOCK (where a caller may split a
   // sequence across calls) or has a P out of [kMinScale, 1 / kMinScale]
   // (or NaN: a decay of 0 makes it 0 at once).
+  //
+  // Token-major, each group prefetches the rows of the tokens kRowsAhead
+  // after its own (nextBlockRows); not a block of one token, whose rows are
+  // read at once. Also prefetching a block's first kRowsAhead tokens before
+  // its first group changed nothing measurable (T = 128 and 512, 1 and 2
+  // threads, within 3% either way).
   void emitTokenRows(const Block& block) {
+    Value several = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, block.count, c(1));
+    Value prefetching = b_.create<arith::AndIOp>(loc_, tokenMajor_, several);
     Value groups = div(block.count, c(G_));
     Value begin = c(0), step = c(1);
     loop(begin, groups, step, {}, [&](Value group, ValueRange) {
-      emitGroupRows(block, group, G_);
+      emitGroupRows(block, group, G_, prefetching);
       return SmallVector<Value>{};
     });
-    if (G_ == 2) ifElse(isOdd(block.count), [&] { emitGroupRows(block, groups, 1); }, [] {});
+    if (G_ == 2) ifElse(isOdd(block.count), [&] { emitGroupRows(block, groups, 1, prefetching); }, [] {});
   }
 
   // Group `group` (tokens 2·group and the next, if count is 2) of the block.
-  void emitGroupRows(const Block& block, Value group, int64_t count) {
+  void emitGroupRows(const Block& block, Value group, int64_t count, Value prefetching) {
     SmallVector<Value> local{mul(group, c(G_))};
     if (count == 2) local.push_back(add(local[0], c(1)));
     SmallVector<Value> tokens;
@@ -442,8 +451,8 @@ class RecurrentEmitter {
       for (int64_t g = 0; g < R_; ++g) rows[i].push_back(add(queryRow, readout(qReadout_, g)));
     }
     auto mem = [&](int64_t g) { return g == 0 ? key_ : query_; };
-    ifElse(tokenMajor_, [&] {
-      for (Value t : tokens) prefetchRowsAhead(t);
+    ifElse(prefetching, [&] {
+      for (Value t : tokens) prefetchTokenRows(add(t, c(kRowsAhead)));
     }, [] {});
     // P of each token (the first's is the last group's times its decay:
     // 1 after a full sweep, and at the block's start), its gated keys, and
@@ -525,27 +534,35 @@ class RecurrentEmitter {
     }
   }
 
-  // Token-major only: prefetches the key, query and decay rows of token
-  // t + kRowsAhead (clamped to the task's last token), each in a page of
-  // its own that no hardware prefetcher reaches (nextBlockRows). Head-major
-  // rows are one stream the hardware follows.
-  void prefetchRowsAhead(Value t) {
-    Value ahead = add(t, c(kRowsAhead));
-    Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
+  // Whether a token's key, query or channelwise decay row is not K floats
+  // after the token before's (token-major; one key or query head gives
+  // rows K apart, the other rows still not).
+  Value stridedRows() {
+    Value keys = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, kStride_, c(K_));
+    Value queries = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, qStride_, c(K_));
+    Value strided = b_.create<arith::OrIOp>(loc_, keys, queries);
+    if (scalarDecay_) return strided;
+    Value decays = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, dStride_, c(K_));
+    return b_.create<arith::OrIOp>(loc_, strided, decays);
+  }
+
+  // Prefetches the key, query and decay rows of `token` (clamped to the
+  // task's last), each in a page of its own that no hardware prefetcher
+  // reaches; head-major rows are one stream the hardware follows.
+  void prefetchTokenRows(Value token) {
+    Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, token, T_);
     Value last = sub(T_, c(1));
-    Value token = b_.create<SelectOp>(loc_, inTask, ahead, last);
-    Value keyRow = mul(token, kStride_);
-    Value queryRow = mul(token, qStride_);
-    Value decayRow = mul(token, dStride_);
-    for (int64_t k = 0; k < K_; k += kLineFloats) {
-      prefetch(key_, add(keyRow, c(k)), /*write=*/false);
-      for (int64_t g = 0; g < R_; ++g) {
-        Value row = add(queryRow, readout(qReadout_, g));
-        prefetch(query_, add(row, c(k)), /*write=*/false);
-      }
-      if (!scalarDecay_) prefetch(decay_, add(decayRow, c(k)), /*write=*/false);
-    }
-    if (scalarDecay_) prefetch(decay_, decayRow, /*write=*/false);
+    Value t = b_.create<SelectOp>(loc_, inTask, token, last);
+    SmallVector<std::pair<Value, Value>> rows{{key_, mul(t, kStride_)}};  // memref, row start
+    Value queryRow = mul(t, qStride_);
+    for (int64_t g = 0; g < R_; ++g) rows.push_back({query_, add(queryRow, readout(qReadout_, g))});
+    Value decayRow = mul(t, dStride_);
+    if (scalarDecay_)
+      prefetch(decay_, decayRow, /*write=*/false);
+    else
+      rows.push_back({decay_, decayRow});
+    for (int64_t k = 0; k < K_; k += kLineFloats)
+      for (auto [mem, row] : rows) prefetch(mem, add(row, c(k)), /*write=*/false);
   }
 
   // Σ_k key[keyRow + k] · decay_t[k] · mem[row + k] (no decay without
@@ -903,17 +920,19 @@ class RecurrentEmitter {
       else
         rows.push_back({decay, decayRow});
     }
-    // Token-major, a token's rows are H·K floats apart: every token's line
-    // of a row falls in the same few cache sets, so the next block's rows
-    // evict each other (and the block's) long before its rows pass reads
-    // them; that pass prefetches its own rows instead (prefetchRowsAhead),
-    // and these prefetches go to the first row, which they keep in cache
-    // (no branch in the sweep; selecting the scratch memref instead was 3%
-    // slower head-major in one alternated run). AOT kernels alternated, K =
-    // V = 128, H = 32, T = 512, 2026-12-03, Zen 3 (AVX2), token-major medians:
-    // 37.8 ms before, 37.0 with both prefetches, 32.1 with the rows pass's
-    // alone (18.5 / 16.3 on 2 threads); prefetch hints for L2 or L3 alone
-    // were as slow as L1's. Head-major within 1% (30.8 / 30.7, 32.2 / 32.3).
+    // Token-major, a token's rows are heads · K floats apart: every token's
+    // line of a row falls in the same few cache sets, so the next block's
+    // (or task's) rows evict each other (and the block's) long before its
+    // rows pass reads them; that pass prefetches its own rows instead
+    // (emitTokenRows), and these prefetches go to the first row, which they
+    // keep in cache (no branch in the sweep; selecting the scratch memref
+    // instead was 3% slower head-major in one alternated run). Scalar
+    // decay's rows, one float H floats apart, keep theirs. AOT kernels
+    // alternated, K = V = 128, H = 32, T = 512, 2026-12-03, Zen 3 (AVX2),
+    // token-major medians: 37.8 ms before, 37.0 with both prefetches, 32.1
+    // with the rows pass's alone (18.5 / 16.3 on 2 threads); prefetch hints
+    // for L2 or L3 alone were as slow as L1's. Head-major within 1% (30.8 /
+    // 30.7, 32.2 / 32.3).
     for (auto& [mem, row] : rows) row = b_.create<SelectOp>(loc_, tokenMajor_, c(0), row);
     return rows;
   }
@@ -995,7 +1014,7 @@ class RecurrentEmitter {
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
   Value vBegin_, vEnd_, streaming_;
-  Value tokenMajor_;  // key rows are not K floats apart (nextBlockRows)
+  Value tokenMajor_;  // stridedRows(), for the prefetches of nextBlockRows and emitTokenRows
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
   // The worker's next task (this task's own if none): the rows its first
   // block reads, its T and their strides.

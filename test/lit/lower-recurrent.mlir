@@ -136,13 +136,22 @@ gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = rec
 // 128 after the pair's, which the next block's rows pass reads; past T,
 // those of the worker's next task (its token t + 128 - T, clamped to its
 // last: next T - 1), from its own key, query and decay and strides.
-// Token-major (key rows not K apart) those prefetches read the first row
-// instead, and the rows pass prefetches the rows of the token 4 ahead
-// (clamped to T - 1).
+// Token-major (key, query or decay rows not K apart) those prefetches read
+// the first row instead, and the rows pass prefetches the rows of the token
+// 4 ahead (clamped to T - 1).
 // CHECK-LABEL: func private @next_block_body(
 // CHECK-SAME: %[[Q:[^:]*]]: memref<?xf32>, %[[K:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[D:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT_Q:[^:]*]]: memref<?xf32>, %[[NEXT_K:[^:]*]]: memref<?xf32>, %[[NEXT_D:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %[[Q_STRIDE:[^:]*]]: index, %[[K_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[D_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[NEXT_T:[^:]*]]: index, %[[NEXT_Q_STRIDE:[^:]*]]: index, %[[NEXT_K_STRIDE:[^:]*]]: index, %[[NEXT_D_STRIDE:[^:]*]]: index,
-// CHECK: %[[TOKEN_MAJOR:.*]] = arith.cmpi ne, %[[K_STRIDE]], %c32 : index
-// CHECK: scf.if %[[TOKEN_MAJOR]] {
+// CHECK: %[[KEYS:.*]] = arith.cmpi ne, %[[K_STRIDE]], %c32 : index
+// CHECK: %[[QUERIES:.*]] = arith.cmpi ne, %[[Q_STRIDE]], %{{.*}} : index
+// CHECK-NEXT: %[[KQ:.*]] = arith.ori %[[KEYS]], %[[QUERIES]] : i1
+// CHECK: %[[DECAYS:.*]] = arith.cmpi ne, %[[D_STRIDE]], %{{.*}} : index
+// CHECK-NEXT: %[[TOKEN_MAJOR:.*]] = arith.ori %[[KQ]], %[[DECAYS]] : i1
+// In a block of more than one token each group prefetches the rows of the
+// token 4 after each of its tokens.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %{{.*}} {
+// CHECK: %[[SEVERAL:.*]] = arith.cmpi ugt, %{{.*}}, %c1 : index
+// CHECK-NEXT: %[[PREFETCHING:.*]] = arith.andi %[[TOKEN_MAJOR]], %[[SEVERAL]] : i1
+// CHECK: scf.if %[[PREFETCHING]] {
 // CHECK-NEXT: arith.constant 4 : index
 // CHECK-NEXT: %[[ROWS_AHEAD:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[ROWS_IN:.*]] = arith.cmpi ult, %[[ROWS_AHEAD]], %[[T]] : index
@@ -150,13 +159,19 @@ gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = rec
 // CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
 // CHECK-NEXT: %[[ROWS_TOKEN:.*]] = select %[[ROWS_IN]], %[[ROWS_AHEAD]], %[[LAST]] : index
 // CHECK-NEXT: %[[ROWS_KEY:.*]] = arith.muli %[[ROWS_TOKEN]], %[[K_STRIDE]] : index
-// CHECK-NEXT: arith.muli %[[ROWS_TOKEN]], %[[Q_STRIDE]] : index
-// CHECK-NEXT: arith.muli %[[ROWS_TOKEN]], %[[D_STRIDE]] : index
+// CHECK-NEXT: %[[ROWS_QUERY:.*]] = arith.muli %[[ROWS_TOKEN]], %[[Q_STRIDE]] : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[ROWS_QUERY0:.*]] = arith.addi %[[ROWS_QUERY]], %{{.*}} : index
+// CHECK-NEXT: %[[ROWS_DECAY:.*]] = arith.muli %[[ROWS_TOKEN]], %[[D_STRIDE]] : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROWS_KEY]], %{{.*}} : index
 // CHECK-NEXT: memref.prefetch %[[K]][%[[AT]]], read, locality<3>, data : memref<?xf32>
-// CHECK: memref.prefetch %[[Q]][%{{.*}}], read, locality<3>, data : memref<?xf32>
-// CHECK: memref.prefetch %[[D]][%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROWS_QUERY0]], %{{.*}} : index
+// CHECK-NEXT: memref.prefetch %[[Q]][%[[AT]]], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROWS_DECAY]], %{{.*}} : index
+// CHECK-NEXT: memref.prefetch %[[D]][%[[AT]]], read, locality<3>, data : memref<?xf32>
 // CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c128{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %[[T]] : index
 // CHECK-NEXT: %[[PAST:.*]] = arith.subi %[[AHEAD]], %[[T]] : index
@@ -174,11 +189,11 @@ gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = rec
 // CHECK: %[[DECAY:.*]] = select %[[IN]], %[[D]], %[[NEXT_D]] : memref<?xf32>
 // CHECK-NEXT: %[[DS:.*]] = select %[[IN]], %[[D_STRIDE]], %[[NEXT_D_STRIDE]] : index
 // CHECK-NEXT: %[[DECAY_ROW:.*]] = arith.muli %[[TOKEN]], %[[DS]] : index
-// CHECK: %[[KEY_AT:.*]] = select %[[TOKEN_MAJOR]], %{{.*}}, %[[KEY_ROW]] : index
+// CHECK: %[[KEY_AT:.*]] = select %[[TOKEN_MAJOR]], %c0{{(_[0-9]+)?}}, %[[KEY_ROW]] : index
 // CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: select %[[TOKEN_MAJOR]], %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: select %[[TOKEN_MAJOR]], %c0{{(_[0-9]+)?}}, %{{.*}} : index
 // CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[DECAY_AT:.*]] = select %[[TOKEN_MAJOR]], %{{.*}}, %[[DECAY_ROW]] : index
+// CHECK-NEXT: %[[DECAY_AT:.*]] = select %[[TOKEN_MAJOR]], %c0{{(_[0-9]+)?}}, %[[DECAY_ROW]] : index
 // CHECK: scf.for %[[K0:[^ ]*]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args
 // CHECK-NEXT: %[[AT:.*]] = arith.addi %[[KEY_AT]], %[[K0]] : index
 // CHECK-NEXT: memref.prefetch %[[KEY]][%[[AT]]], read, locality<3>, data : memref<?xf32>

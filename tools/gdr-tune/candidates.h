@@ -42,8 +42,8 @@ std::vector<int64_t> complexity(const Candidate& c, const std::string& default_s
 std::vector<int> host_widths();
 
 // The recurrent route's coarse round: every width x v_tile of 1, 2, 4, 8
-// vectors at unroll 1, the default prefetch and `sweep_tokens` (the host's
-// default), leaving out tiles of more than one vector wider than V (no whole
+// vectors at unroll 1, the default prefetch and `sweep_tokens` (those of
+// the case's untuned kernel), leaving out tiles of more than one vector wider than V (no whole
 // tile would fit: the columns would run in the kernel's smaller tail tiles,
 // as a narrower candidate does).
 std::vector<compiler::RecurrentSchedule> recurrent_coarse(const std::vector<int>& widths, int64_t V,

@@ -124,8 +124,8 @@ std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t 
 }
 
 // The coarse round's tokens per sweep: those of the kernel `auto` runs
-// untuned for this case on the host (one token for readouts on 16
-// registers, variant.cpp).
+// untuned for this case on the host (one token on SSE, and for readouts
+// on AVX2's 16 registers: variant.cpp).
 int64_t default_sweep_tokens(const TuneOptions& o, int64_t T) {
   const compiler::KernelSpec spec{o.K, o.V, o.decay, o.readouts};
   return compiler::default_variant(Route::Recurrent, spec, T, compiler::host_target()).recurrent.sweep_tokens;
