@@ -553,16 +553,33 @@ class RecurrentEmitter {
     Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, token, T_);
     Value last = sub(T_, c(1));
     Value t = b_.create<SelectOp>(loc_, inTask, token, last);
-    SmallVector<std::pair<Value, Value>> rows{{key_, mul(t, kStride_)}};  // memref, row start
-    Value queryRow = mul(t, qStride_);
-    for (int64_t g = 0; g < R_; ++g) rows.push_back({query_, add(queryRow, readout(qReadout_, g))});
-    Value decayRow = mul(t, dStride_);
-    if (scalarDecay_)
-      prefetch(decay_, decayRow, /*write=*/false);
-    else
-      rows.push_back({decay_, decayRow});
+    SmallVector<std::pair<Value, Value>> rows = passRows(t, [](Value own, Value) { return own; });
     for (int64_t k = 0; k < K_; k += kLineFloats)
       for (auto [mem, row] : rows) prefetch(mem, add(row, c(k)), /*write=*/false);
+  }
+
+  // The rows of `token` a rows pass reads (memref, row start): the key,
+  // each readout's query and the channelwise decay, of this task or the
+  // next, as `pick(own, next)` chooses each memref and stride; scalar
+  // decay's one float is prefetched here.
+  SmallVector<std::pair<Value, Value>> passRows(Value token, function_ref<Value(Value own, Value next)> pick) {
+    SmallVector<std::pair<Value, Value>> rows;
+    Value key = pick(key_, nextKey_);
+    Value keyStride = pick(kStride_, nextKStride_);
+    rows.push_back({key, mul(token, keyStride)});
+    Value query = pick(query_, nextQuery_);
+    Value queryStride = pick(qStride_, nextQStride_);
+    Value queryRow = mul(token, queryStride);
+    Value readoutStride = R_ > 1 ? pick(qReadout_, nextQReadout_) : Value();
+    for (int64_t g = 0; g < R_; ++g) rows.push_back({query, add(queryRow, readout(readoutStride, g))});
+    Value decay = pick(decay_, nextDecay_);
+    Value decayStride = pick(dStride_, nextDStride_);
+    Value decayRow = mul(token, decayStride);
+    if (scalarDecay_)
+      prefetch(decay, decayRow, /*write=*/false);
+    else
+      rows.push_back({decay, decayRow});
+    return rows;
   }
 
   // Σ_k key[keyRow + k] · decay_t[k] · mem[row + k] (no decay without
@@ -904,21 +921,7 @@ class RecurrentEmitter {
       auto pick = [&](Value own, Value next) {
         return b_.create<SelectOp>(loc_, inTask, own, next).getResult();
       };
-      Value key = pick(key_, nextKey_);
-      Value keyStride = pick(kStride_, nextKStride_);
-      rows.push_back({key, mul(token, keyStride)});
-      Value query = pick(query_, nextQuery_);
-      Value queryStride = pick(qStride_, nextQStride_);
-      Value queryRow = mul(token, queryStride);
-      Value readoutStride = R_ > 1 ? pick(qReadout_, nextQReadout_) : Value();
-      for (int64_t g = 0; g < R_; ++g) rows.push_back({query, add(queryRow, readout(readoutStride, g))});
-      Value decay = pick(decay_, nextDecay_);
-      Value decayStride = pick(dStride_, nextDStride_);
-      Value decayRow = mul(token, decayStride);
-      if (scalarDecay_)
-        prefetch(decay, decayRow, /*write=*/false);
-      else
-        rows.push_back({decay, decayRow});
+      rows.append(passRows(token, pick));
     }
     // Token-major, a token's rows are heads · K floats apart: every token's
     // line of a row falls in the same few cache sets, so the next block's

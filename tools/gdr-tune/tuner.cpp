@@ -126,8 +126,7 @@ std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t 
 // The coarse round's tokens per sweep: those of the kernel `auto` runs
 // untuned for this case on the host (one token on SSE, and for readouts
 // on AVX2's 16 registers: variant.cpp).
-int64_t default_sweep_tokens(const TuneOptions& o, int64_t T) {
-  const compiler::KernelSpec spec{o.K, o.V, o.decay, o.readouts};
+int64_t default_sweep_tokens(const compiler::KernelSpec& spec, int64_t T) {
   return compiler::default_variant(Route::Recurrent, spec, T, compiler::host_target()).recurrent.sweep_tokens;
 }
 
@@ -234,7 +233,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   };
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
-    for (const auto& s : recurrent_coarse(options.widths, options.V, default_sweep_tokens(options, T)))
+    for (const auto& s : recurrent_coarse(options.widths, options.V, default_sweep_tokens(spec, T)))
       if (affordable()) round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
   if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
