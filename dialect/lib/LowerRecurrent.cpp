@@ -123,11 +123,11 @@ class RecurrentEmitter {
 
   // Scratch floats: the packed tile, then the block's per-token rows (the
   // gated key, the R gated queries, the row factor), each group's scale, the
-  // per-token scalars and three rows of P (tokenRowAt and the ones after).
+  // per-token scalars and three rows of P (tokenRowAt and the ones after),
+  // then the first sums handed to the next task and their tag.
   static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
-    const int64_t K = problem.getK(), R = problem.getReadouts();
-    return K * schedule.getVTile() + kBlockTokens * ((2 + R) * K + scalarsPerToken(R)) +
-           kBlockTokens / schedule.getSweepTokens() * K + 3 * K;
+    const int64_t R = problem.getReadouts();
+    return handedAt(problem, schedule) + (1 + R) * schedule.getVTile() + kTagFloats;
   }
 
   // The function's arguments: the 8 tensors, the scratch, the next task's
@@ -135,12 +135,13 @@ class RecurrentEmitter {
   // memrefs, then T, the token strides of query, key, value, decay, beta and
   // out, the readout strides of query and out, the next task's T, its token
   // strides of query, key and decay and its query readout stride, v_begin,
-  // v_end and whether to stream the final state (0 or 1).
+  // v_end, whether to stream the final state (0 or 1), this task's tag, the
+  // next task's (0: none) and the next task's column count.
   static FunctionType signature(OpBuilder& b) {
     Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
     Type idx = b.getIndexType();
     SmallVector<Type> args(13, mem);
-    args.append(17, idx);
+    args.append(20, idx);
     return b.getFunctionType(args, {});
   }
 
@@ -160,6 +161,7 @@ class RecurrentEmitter {
       streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[29], c(0));
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
     tokenMajor_ = stridedRows();
+    ownTag_ = a[30], nextTag_ = a[31], nextColumns_ = a[32];
 
     ifElse(eq(T_, 0), [&] {
       // T = 0: the final state is the initial state, copied row by row: tile
@@ -361,6 +363,16 @@ class RecurrentEmitter {
   // k_t · (decay_{t+1} ⊙ q_{t+1}). Then P of the last group, and of the
   // pair's two tokens while it is computed.
   int64_t scaleBase() const { return K_ * tile_ + kBlockTokens * (2 + R_) * K_; }
+  // Where the handed first sums start (after the rows of P); their tag
+  // (an i64 in two floats) follows them.
+  static int64_t handedAt(ProblemAttr problem, ScheduleAttr schedule) {
+    const int64_t K = problem.getK(), R = problem.getReadouts();
+    return K * schedule.getVTile() + kBlockTokens * ((2 + R) * K + scalarsPerToken(R)) +
+           kBlockTokens / schedule.getSweepTokens() * K + 3 * K;
+  }
+  static constexpr int64_t kTagFloats = 2;
+  int64_t handedSumAt(int64_t i) const { return runAt() + 3 * K_ + i * W_; }
+  int64_t tagAt() const { return handedSumAt(0) + (1 + R_) * tile_; }
   int64_t scalarBase() const { return scaleBase() + kBlockTokens / G_ * K_; }
   static int64_t scalarsPerToken(int64_t R) { return 2 + 2 * R; }
   int64_t runAt() const { return scalarBase() + kBlockTokens * scalarsPerToken(R_); }
@@ -622,15 +634,30 @@ class RecurrentEmitter {
   // tiles 1.20x / 1.10x and 1.09x / 1.04x. With 2 and 3 readouts, and AVX2
   // kernels (x86-64-v3, 8-vector tiles, the same machine) with 1 to 3, the
   // new time was 0.88-1.01x the old one.
+  //
+  // Across tasks (kernel ABI 5): the last whole tile's sweep of a task that
+  // ends on a one-token block sums the first tile of the worker's next task
+  // too, when that task is one token with a whole tile, and leaves the sums
+  // in scratch under the next task's tag; that task, finding its tag there,
+  // skips its read-only sweep. Then every sweep but the worker's first
+  // writes a tile while it reads the next (the stream never pauses). The
+  // sums are the same operations in the same order as the task's own: the
+  // task's first gated rows are its decay times its key and queries (P
+  // starts at 1). AOT kernels alternated, 2026-12-03, Zen 3 (AVX2), H = 32,
+  // K = V = 128, streamed, T = 1 against T = 0: see DefaultSchedule.cpp.
   void emitOneTokenBlock(const Block& block) {
     Value sourceMem = blockSource(block);
     const int64_t n = tile_ / W_;
     const int64_t sums = (1 + R_) * n;
     Value tilesEnd = wholeTilesEnd();
     Value any = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, vBegin_, tilesEnd);
+    Value handed = b_.create<arith::AndIOp>(loc_, block.isFirst, sumsHandedIn());
     SmallVector<Value> first = ifElseValues(any, sums, [&] {
-      return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, 1, n, Value());
+      return ifElseValues(handed, sums, [&] { return loadHandedSums(sums); }, [&] {
+        return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, 1, n, Value());
+      });
     }, [&] { return zeros(sums); });
+    Value handOff = b_.create<arith::AndIOp>(loc_, block.isLast, handsOff());
     loop(vBegin_, tilesEnd, c(tile_), first, [&](Value col, ValueRange acc) {
       Tile tile{block, col, n, Value()};
       Place source = statePlace(sourceMem, col);
@@ -638,10 +665,17 @@ class RecurrentEmitter {
       Value next = add(col, c(tile_));
       Value more = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, next, tilesEnd);
       return ifElseValues(more, sums, [&] {
-        Place following = statePlace(sourceMem, next);
+        Following following{statePlace(sourceMem, next), [&](Value k) { return gatedRow(c(0), k, 1); },
+                            [&] { return nextTile(add(col, c(2 * tile_))); }};
         return emitGroup(tile, c(0), 1, 0, source, final, acc, &following);
       }, [&] {
-        emitGroup(tile, c(0), 1, 0, source, final, acc);
+        ifElse(handOff, [&] {
+          Following nextTasks{statePlace(next_, c(0)), [&](Value k) { return nextTaskGatedRow(k); },
+                              [&] { return NextTile{next_, c(tile_)}; }};
+          SmallVector<Value> theirs = emitGroup(tile, c(0), 1, 0, source, final, acc, &nextTasks);
+          for (int64_t i = 0; i < sums; ++i) store(theirs[i], scratch_, c(handedSumAt(i)), Value());
+          storeTag(nextTag_);
+        }, [&] { emitGroup(tile, c(0), 1, 0, source, final, acc); });
         return zeros(sums);
       });
     });
@@ -687,12 +721,78 @@ class RecurrentEmitter {
     });
   }
 
+  // Where a tile read later starts (nextTile).
+  struct NextTile {
+    Value mem, column;
+  };
+
   struct Tile {
     const Block& block;
     Value col;
     int64_t n;
     Value mask;
   };
+
+  // A whole tile a one-token sweep sums while it writes another: where it
+  // is, row k's broadcasts of the gated key and queries it is summed with,
+  // and the tile read after it (which a streamed sweep prefetches).
+  struct Following {
+    Place tile;
+    std::function<SmallVector<Value>(Value k)> gated;
+    std::function<NextTile()> ahead;
+  };
+
+  // ---- First sums handed from task to task (kernel ABI 5) ----
+
+  // Whether this task's first sums are in scratch: its tag is non-zero and
+  // the scratch holds it.
+  Value sumsHandedIn() {
+    Value own = b_.create<arith::IndexCastOp>(loc_, b_.getI64Type(), ownTag_);
+    Value zero = b_.create<arith::ConstantOp>(loc_, b_.getI64IntegerAttr(0));
+    Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, own, zero);
+    Value held = load(scratch_, c(tagAt()), Value(), tagType());
+    Value bits = b_.create<vector::BitCastOp>(loc_, VectorType::get({1}, b_.getI64Type()), held);
+    Value tag = b_.create<vector::ExtractOp>(loc_, bits, ArrayRef<int64_t>{0});
+    Value mine = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, tag, own);
+    return b_.create<arith::AndIOp>(loc_, tagged, mine);
+  }
+  // Whether this task hands its next task's first sums on: the next task
+  // has a tag, one token and a whole tile.
+  Value handsOff() {
+    Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, nextTag_, c(0));
+    Value decode = eq(nextT_, 1);
+    Value whole = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::uge, nextColumns_, c(tile_));
+    Value both = b_.create<arith::AndIOp>(loc_, tagged, decode);
+    return b_.create<arith::AndIOp>(loc_, both, whole);
+  }
+  VectorType tagType() { return VectorType::get({kTagFloats}, f32_); }
+  void storeTag(Value tag) {
+    Value wide = b_.create<arith::IndexCastOp>(loc_, b_.getI64Type(), tag);
+    Value one = b_.create<vector::BroadcastOp>(loc_, VectorType::get({1}, b_.getI64Type()), wide);
+    Value bits = b_.create<vector::BitCastOp>(loc_, tagType(), one);
+    b_.create<vector::StoreOp>(loc_, bits, scratch_, ValueRange{c(tagAt())});
+  }
+  SmallVector<Value> loadHandedSums(int64_t count) {
+    SmallVector<Value> sums;
+    for (int64_t i = 0; i < count; ++i) sums.push_back(load(scratch_, c(handedSumAt(i)), Value()));
+    return sums;
+  }
+  // Row k's broadcasts of the next task's first gated key and queries: its
+  // first token's decay times them, as its own rows pass computes them.
+  SmallVector<Value> nextTaskGatedRow(Value k) {
+    Value decay = scalar(nextDecay_, scalarDecay_ ? c(0) : k);
+    SmallVector<Value> gated;
+    Value key = scalar(nextKey_, k);
+    Value gatedKey = mulf(decay, key);
+    gated.push_back(splat(gatedKey));
+    for (int64_t g = 0; g < R_; ++g) {
+      Value at = add(readout(R_ > 1 ? nextQReadout_ : Value(), g), k);
+      Value query = scalar(nextQuery_, at);
+      Value gatedQuery = mulf(decay, query);
+      gated.push_back(splat(gatedQuery));
+    }
+    return gated;
+  }
 
   // The sums of the first group's `count` tokens over the state, copying it
   // into `pack` on the way if given.
@@ -764,7 +864,7 @@ class RecurrentEmitter {
   // the next group's `nextCount` tokens on the way; none (0) after the
   // block's last token, whose sweep writes final_state (streamed or cached
   // in the task's last block) and, given a `following` tile of a one-token
-  // group, returns that tile's sums of the same token.
+  // group, returns that tile's sums.
   //
   // A pair's second token sees the first's update through its sums'
   // corrections: Sᵀdk of token t + 1 over the tile after token t is its sum
@@ -774,7 +874,7 @@ class RecurrentEmitter {
   // factors.
   SmallVector<Value> emitGroup(const Tile& tile, Value j, int64_t count, int64_t nextCount,
                                const Place& source, const Place& dest, ValueRange acc,
-                               const Place* following = nullptr) {
+                               const Following* following = nullptr) {
     const int64_t n = tile.n;
     const Value mask = tile.mask;
     const int64_t perToken = (1 + R_) * n;
@@ -833,10 +933,10 @@ class RecurrentEmitter {
       const int64_t results = following ? perToken : 0;
       return streamedOrCached(stream, mask, n, results, [&](bool streamed) {
         // The tile read after the one this sweep sums (if any).
-        NextTile ahead = streamed ? nextTile(add(tile.col, c((following ? 2 : 1) * n * W_))) : NextTile{};
+        NextTile ahead = !streamed ? NextTile{} : following ? following->ahead() : nextTile(add(tile.col, c(n * W_)));
         return sweepRows(zeros(results), [&](Value k, ValueRange sums) {
           SmallVector<Value> f = rowFactors(k, /*isFull=*/true);
-          SmallVector<Value> gated = following ? gatedRow(j, k, 1) : SmallVector<Value>{};
+          SmallVector<Value> gated = following ? following->gated(k) : SmallVector<Value>{};
           if (streamed) prefetchRow(ahead, k, n);
           SmallVector<Value> out(sums.begin(), sums.end());
           for (int64_t x = 0; x < n; ++x) {
@@ -844,7 +944,7 @@ class RecurrentEmitter {
             s = update(f, true, x, s);
             store(s, dest.mem, dest.at(k, x), mask, streamed);
             if (!following) continue;
-            Value next = load(following->mem, following->at(k, x), mask);
+            Value next = load(following->tile.mem, following->tile.at(k, x), mask);
             accumulate(next, gated, x, n, out);
           }
           return out;
@@ -883,9 +983,6 @@ class RecurrentEmitter {
   // Where a tile read later starts: column `after` of the task's columns,
   // else (past them) the worker's next task's first column (initial_state
   // rows of both are V apart).
-  struct NextTile {
-    Value mem, column;
-  };
   NextTile nextTile(Value after) {
     Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, after, vEnd_);
     Value mem = b_.create<SelectOp>(loc_, inTask, s0_, next_);
@@ -990,10 +1087,10 @@ class RecurrentEmitter {
   Value splat(Value s) { return b_.create<vector::BroadcastOp>(loc_, vec_, s); }
   Value scalar(Value mem, Value i) { return b_.create<memref::LoadOp>(loc_, mem, ValueRange{i}); }
   SmallVector<Value> zeros(int64_t count) { return SmallVector<Value>(count, zero_); }
-  Value load(Value mem, Value i, Value mask) {
+  Value load(Value mem, Value i, Value mask, VectorType type = {}) {
     if (mask)
       return b_.create<vector::MaskedLoadOp>(loc_, vec_, mem, ValueRange{i}, mask, zero_);
-    return b_.create<vector::LoadOp>(loc_, vec_, mem, ValueRange{i});
+    return b_.create<vector::LoadOp>(loc_, type ? type : vec_, mem, ValueRange{i});
   }
   void store(Value v, Value mem, Value i, Value mask, bool nontemporal = false) {
     if (mask) {
@@ -1017,6 +1114,7 @@ class RecurrentEmitter {
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
   Value vBegin_, vEnd_, streaming_;
+  Value ownTag_, nextTag_, nextColumns_;  // first_sums_tag of this and the next task; its columns
   Value tokenMajor_;  // stridedRows(), for the prefetches of nextBlockRows and emitTokenRows
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
   // The worker's next task (this task's own if none): the rows its first

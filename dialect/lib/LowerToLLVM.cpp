@@ -30,7 +30,7 @@ enum ArgField : int32_t {
   kT, kK, kV, kDecayKind, kReadouts,
   kQueryTokenStride, kKeyTokenStride, kValueTokenStride, kDecayTokenStride, kBetaTokenStride,
   kOutTokenStride, kQueryReadoutStride, kOutReadoutStride,
-  kVBegin, kVEnd, kScratch, kScratchFloats, kFinalStateStores, kNextTask, kArgFields
+  kVBegin, kVEnd, kScratch, kScratchFloats, kFinalStateStores, kNextTask, kFirstSumsTag, kArgFields
 };
 constexpr int kPointerFields[] = {kQuery, kKey, kValue, kDecay, kBeta, kInitialState, kOut,
                                   kFinalState, kScratch};
@@ -50,6 +50,9 @@ struct Entry {
 // rows that start lines, with whole vectors, 0.40 against 0.69.
 constexpr int64_t kLineBytes = 64;
 
+// The entry point's frame is aligned to a page of this many bytes.
+constexpr int64_t kFramePageBytes = 4096;
+
 // The memref descriptors' size of every tensor: the body indexes only the
 // task's rows (the runtime checked them), and no pass reads the size.
 constexpr int64_t kUnknownSize = int64_t{1} << 62;
@@ -61,7 +64,8 @@ constexpr int64_t kUnknownSize = int64_t{1} << 62;
 // stride 1), the sizes and strides and whether to stream the final state,
 // and returns 0. The worker's next task (next_task; this task's own if
 // null) gives the body its initial state at its first column, its query,
-// key and decay, its T and their strides. It streams when asked to and
+// key and decay, its T and their strides, its tag (0 if none) and column
+// count, and this task's tag (first_sums_tag). It streams when asked to and
 // every row of the task's final state starts a cache line (kLineBytes);
 // then a fence after the body orders its non-temporal stores before
 // whatever the caller publishes next (x86 does not order them with
@@ -89,6 +93,24 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   auto constant = [&](Type t, int64_t v) {
     return b.create<LLVM::ConstantOp>(loc, t, b.getIntegerAttr(t, v)).getResult();
   };
+  // The body's frame starts at a page: its 32-byte vector spill slots,
+  // which LLVM aligns to 16 bytes only (it keeps the frame pointer
+  // register for the loops), then never straddle a 4 KiB page wherever
+  // the caller's stack is. A straddling spill slot made a whole decode call
+  // take 4-9x as long in about 1 process in 25 (the stack moves with the
+  // environment): AVX2 (Zen 3), K = V = 128, H = 32, T = 1, 8-vector
+  // tiles, one process per stack position over 86 positions, 2026-12-03;
+  // forcing the body to realign its own stack instead cost 8-11% at
+  // K = V = 64, T = 512 (one register fewer).
+  {
+    Type i8 = b.getI8Type();
+    Value one = constant(i64, 1);
+    Value page = b.create<LLVM::AllocaOp>(loc, LLVM::LLVMPointerType::get(i8), one, kFramePageBytes);
+    // Volatile: the byte is there for its alignment alone, which LLVM
+    // would otherwise drop with it.
+    Value zero = constant(i8, 0);
+    b.create<LLVM::StoreOp>(loc, zero, page, /*alignment=*/0, /*isVolatile=*/true);
+  }
   auto fieldOf = [&](Value from, ArgField f, Type t) -> Value {
     Value at = b.create<LLVM::GEPOp>(loc, LLVM::LLVMPointerType::get(t), from,
                                      ValueRange{constant(i64, 0), constant(i32, f)});
@@ -187,6 +209,17 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
     operands.push_back(flag);
   } else {
     operands.push_back(constant(i64, 0));
+  }
+  // This task's tag, the next task's (0 without one) and its columns.
+  {
+    Value own = field(kFirstSumsTag, i64);
+    Value theirs = fieldOf(next, kFirstSumsTag, i64);
+    Value zero = constant(i64, 0);
+    Value nextTag = b.create<LLVM::SelectOp>(loc, none, zero, theirs);
+    Value nextBegin = fieldOf(next, kVBegin, i64);
+    Value nextEnd = fieldOf(next, kVEnd, i64);
+    Value nextColumns = b.create<LLVM::SubOp>(loc, nextEnd, nextBegin);
+    operands.append({own, nextTag, nextColumns});
   }
   b.create<LLVM::CallOp>(loc, TypeRange{}, SymbolRefAttr::get(ctx, entry.body), operands);
   if (streaming) {

@@ -118,10 +118,14 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   std::atomic<int32_t> failure{0};
   std::mutex message_mutex;
   std::string message;  // the first failed task's, if its kernel keeps one
+  // Every task of the process gets a tag of its own (kernel_abi.h).
+  static std::atomic<int64_t> tags{1};
+  const int64_t first_tag = tags.fetch_add(count, std::memory_order_relaxed);
   // Task `task`'s arguments; false if it has no columns.
   auto task_args = [&](int64_t task, gdr_kernel_args* a) {
     *a = tasks.args(task / parts);
     column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a->v_begin, &a->v_end);
+    a->first_sums_tag = first_tag + task;
     return a->v_begin != a->v_end;
   };
   // Each task runs all its tokens, token-major too: running every task over

@@ -27,7 +27,11 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // offset 0, size 2^62, stride 1), the scratch (its size the floats given),
 // and T, the six token strides, the two readout strides, v_begin, v_end.
 // ENTRY-LABEL: llvm.func @order(
-// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>)>>) -> i32 attributes {{.*}} {
+// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>, i64)>>) -> i32 attributes {{.*}} {
+// ENTRY-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[PAGE:.*]] = llvm.alloca %[[ONE]] x i8 {alignment = 4096 : i64} : (i64) -> !llvm.ptr<i8>
+// ENTRY-NEXT: %[[BYTE:.*]] = llvm.mlir.constant(0 : i8) : i8
+// ENTRY-NEXT: llvm.store volatile %[[BYTE]], %[[PAGE]] : !llvm.ptr<i8>
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(9 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 9] : {{.*}} -> !llvm.ptr<i64>
@@ -61,7 +65,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.mlir.constant(24 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 24] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[SCRATCH_FLOATS:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
-// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(3703 : i64) : i64
+// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(3729 : i64) : i64
 // ENTRY-NEXT: %[[SCRATCH_OK:.*]] = llvm.icmp "sge" %[[SCRATCH_FLOATS]], %[[WANT_SCRATCH]] : i64
 // ENTRY-NEXT: llvm.cond_br %[[SCRATCH_OK]], ^[[CALL:.*]], ^[[NO_SCRATCH:.*]]{{$}}
 // ENTRY-NEXT: ^[[REJECT]]:
@@ -240,7 +244,27 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: %[[V_END:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
 // V = 12 floats: rows do not start cache lines, the streaming flag is 0.
 // ENTRY-NEXT: %[[NO_STREAMING:.*]] = llvm.mlir.constant(0 : i64) : i64
-// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[NEXT]], %[[NEXT]], %[[NEXT_OFFSET]], %[[NEXT_SIZE]], %[[NEXT_STRIDE]], %[[NEXT_QUERY]], %[[NEXT_QUERY]], %[[NEXT_QUERY_OFFSET]], %[[NEXT_QUERY_SIZE]], %[[NEXT_QUERY_STRIDE]], %[[NEXT_KEY]], %[[NEXT_KEY]], %[[NEXT_KEY_OFFSET]], %[[NEXT_KEY_SIZE]], %[[NEXT_KEY_STRIDE]], %[[NEXT_DECAY]], %[[NEXT_DECAY]], %[[NEXT_DECAY_OFFSET]], %[[NEXT_DECAY_SIZE]], %[[NEXT_DECAY_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[NEXT_T]], %[[NEXT_QUERY_TOKEN_STRIDE]], %[[NEXT_KEY_TOKEN_STRIDE]], %[[NEXT_DECAY_TOKEN_STRIDE]], %[[NEXT_QUERY_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]], %[[NO_STREAMING]]) : ({{.*}}) -> ()
+// Then this task's tag, the next task's (0 without one) and its columns.
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(27 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 27] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[OWN_TAG:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(27 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 27] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[THEIR_TAG:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_TAG:.*]] = llvm.select %[[NONE]], %[[Z]], %[[THEIR_TAG]] : i1, i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(21 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 21] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_BEGIN:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(22 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 22] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_END:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[NEXT_COLUMNS:.*]] = llvm.sub %[[NEXT_END]], %[[NEXT_BEGIN]] : i64
+// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[NEXT]], %[[NEXT]], %[[NEXT_OFFSET]], %[[NEXT_SIZE]], %[[NEXT_STRIDE]], %[[NEXT_QUERY]], %[[NEXT_QUERY]], %[[NEXT_QUERY_OFFSET]], %[[NEXT_QUERY_SIZE]], %[[NEXT_QUERY_STRIDE]], %[[NEXT_KEY]], %[[NEXT_KEY]], %[[NEXT_KEY_OFFSET]], %[[NEXT_KEY_SIZE]], %[[NEXT_KEY_STRIDE]], %[[NEXT_DECAY]], %[[NEXT_DECAY]], %[[NEXT_DECAY_OFFSET]], %[[NEXT_DECAY_SIZE]], %[[NEXT_DECAY_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[NEXT_T]], %[[NEXT_QUERY_TOKEN_STRIDE]], %[[NEXT_KEY_TOKEN_STRIDE]], %[[NEXT_DECAY_TOKEN_STRIDE]], %[[NEXT_QUERY_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]], %[[NO_STREAMING]], %[[OWN_TAG]], %[[NEXT_TAG]], %[[NEXT_COLUMNS]]) : ({{.*}}) -> ()
 // ENTRY-NEXT: %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[OK]] : i32
 // ENTRY-NEXT: }
@@ -251,7 +275,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // prefetch of it comes before the row's load.
 // BODY-LABEL: func private @order_streaming_body(
 // BODY-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index,
-// BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
+// BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index)
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %[[C0]] : index
 // T = 0's copy streams.
@@ -304,7 +328,26 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: %[[ALIGNED:.*]] = llvm.icmp "eq" %[[OFF_LINE]], %[[Z]] : i64
 // ENTRY-NEXT: %[[STREAM:.*]] = llvm.and %[[ASKED]], %[[ALIGNED]] : i1
 // ENTRY-NEXT: %[[FLAG:.*]] = llvm.zext %[[STREAM]] : i1 to i64
-// ENTRY-NEXT: llvm.call @order_streaming_body({{.*}}, %[[V_END]], %[[FLAG]])
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(27 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 27] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[OWN_TAG:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(27 : i32) : i32
+// ENTRY-NEXT: llvm.getelementptr
+// ENTRY-NEXT: llvm.load
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[NEXT_TAG:.*]] = llvm.select
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(21 : i32) : i32
+// ENTRY-NEXT: llvm.getelementptr
+// ENTRY-NEXT: llvm.load
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(22 : i32) : i32
+// ENTRY-NEXT: llvm.getelementptr
+// ENTRY-NEXT: llvm.load
+// ENTRY-NEXT: %[[NEXT_COLUMNS:.*]] = llvm.sub
+// ENTRY-NEXT: llvm.call @order_streaming_body({{.*}}, %[[V_END]], %[[FLAG]], %[[OWN_TAG]], %[[NEXT_TAG]], %[[NEXT_COLUMNS]])
 // ENTRY-NEXT: llvm.cond_br %[[STREAM]], ^[[FENCE:.*]], ^[[DONE:[^ ]*]]{{$}}
 // ENTRY-NEXT: ^[[FENCE]]:
 // ENTRY-NEXT: llvm.fence seq_cst

@@ -13,11 +13,12 @@
 // its query, key and decay, T, six token strides (query, key, value, decay,
 // beta, out), two readout strides (query, out), the next task's T, its
 // token strides of query, key and decay and its query readout stride,
-// v_begin, v_end, the streaming flag. Scratch: the
-// packed tile, 128 tokens' rows and scalars, a scale per pair, three rows
-// of P: 16·32 + 128·(3·16 + 4) + 64·16 + 3·16 = 8240.
-// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8240 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// v_begin, v_end, the streaming flag, this task's tag, the next task's and
+// its column count. Scratch: the packed tile, 128 tokens' rows and
+// scalars, a scale per pair, three rows of P, the next task's first sums
+// and their tag: 16·32 + 128·(3·16 + 4) + 64·16 + 3·16 + 2·32 + 2 = 8306.
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[NEXT_QUERY:[^:]*]]: memref<?xf32>, %[[NEXT_KEY:[^:]*]]: memref<?xf32>, %[[NEXT_DECAY_ROWS:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OWN_TAG:[^:]*]]: index, %[[NEXT_TAG:[^:]*]]: index, %[[NEXT_COLUMNS:[^:]*]]: index)
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8306 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
 // T = 0 copies the state row by row, each row's tiles in turn (no loop
 // over heads), streamed (whole tiles of whole lines) or cached.
@@ -42,12 +43,41 @@
 // lines of each row of the tile after the one it sums (of this task, else
 // the next task's first) and writes whole vectors non-temporally; else
 // cached.
+// Kernel ABI 5: in the task's first block the first tile's sums come from
+// scratch (after the rows of P, at 8240) when it holds the task's non-zero
+// tag (an i64 in the two floats after the sums, at 8304), left by the
+// worker's task before; else from the read-only sweep.
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK: %[[ANY:.*]] = arith.cmpi ult, %[[V0]], %[[END:.*]] : index
+// CHECK-NEXT: %[[OWN:.*]] = arith.index_cast %[[OWN_TAG]] : index to i64
+// CHECK-NEXT: %[[NONE:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[TAGGED:.*]] = arith.cmpi ne, %[[OWN]], %[[NONE]] : i64
+// CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 8304 : index
+// CHECK-NEXT: %[[HELD:.*]] = vector.load %[[SCRATCH]][%[[TAG_AT]]] : memref<?xf32>, vector<2xf32>
+// CHECK-NEXT: %[[BITS:.*]] = vector.bitcast %[[HELD]] : vector<2xf32> to vector<1xi64>
+// CHECK-NEXT: %[[TAG:.*]] = vector.extract %[[BITS]][0] : vector<1xi64>
+// CHECK-NEXT: %[[MINE:.*]] = arith.cmpi eq, %[[TAG]], %[[OWN]] : i64
+// CHECK-NEXT: %[[LEFT:.*]] = arith.andi %[[TAGGED]], %[[MINE]] : i1
+// CHECK-NEXT: %[[HANDED:.*]] = arith.andi %{{.*}}, %[[LEFT]] : i1
 // CHECK-NEXT: %[[FIRST:[0-9]+]]:4 = scf.if %[[ANY]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-NEXT: scf.if %[[HANDED]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-NEXT: %[[SUMS_AT:.*]] = arith.constant 8240 : index
+// CHECK-NEXT: vector.load %[[SCRATCH]][%[[SUMS_AT]]] : memref<?xf32>, vector<16xf32>
+// CHECK: } else {
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.fma {{.*}} : vector<16xf32>
-// CHECK: scf.for %[[COL:.*]] = %[[V0]] to %[[END]] step %{{.*}} iter_args(%{{[^ ]*}} = %[[FIRST]]#0, %{{[^ ]*}} = %[[FIRST]]#1, %{{[^ ]*}} = %[[FIRST]]#2, %{{[^ ]*}} = %[[FIRST]]#3)
+// The task hands its next task's first sums on if that task has a tag,
+// one token and a whole tile of columns.
+// CHECK: %[[THEIRS:.*]] = arith.cmpi ne, %[[NEXT_TAG]], %{{.*}} : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[DECODE:.*]] = arith.cmpi eq, %{{.*}}, %[[ONE]] : index
+// CHECK-NEXT: %[[TILE_COLUMNS:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[WHOLE:.*]] = arith.cmpi uge, %[[NEXT_COLUMNS]], %[[TILE_COLUMNS]] : index
+// CHECK-NEXT: %[[BOTH:.*]] = arith.andi %[[THEIRS]], %[[DECODE]] : i1
+// CHECK-NEXT: %[[ALL:.*]] = arith.andi %[[BOTH]], %[[WHOLE]] : i1
+// CHECK-NEXT: %[[HAND_OFF:.*]] = arith.andi %{{.*}}, %[[ALL]] : i1
+// CHECK-NEXT: arith.constant 32 : index
+// CHECK-NEXT: scf.for %[[COL:.*]] = %[[V0]] to %[[END]] step %{{.*}} iter_args(%{{[^ ]*}} = %[[FIRST]]#0, %{{[^ ]*}} = %[[FIRST]]#1, %{{[^ ]*}} = %[[FIRST]]#2, %{{[^ ]*}} = %[[FIRST]]#3)
 // CHECK: %[[FOLLOWING:.*]] = arith.addi %[[COL]], %{{.*}} : index
 // CHECK-NEXT: %[[MORE:.*]] = arith.cmpi ult, %[[FOLLOWING]], %[[END]] : index
 // CHECK-NEXT: scf.if %[[MORE]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
@@ -64,9 +94,36 @@
 // CHECK: } else {
 // CHECK-NOT: gdr.nontemporal
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] :
-// The last whole tile: no sums to carry; its streamed sweep prefetches the
-// tile after it.
+// The last whole tile: handing off, its sweep sums the next task's first
+// tile (the next task's key and query rows times its decay, a row at a
+// time), its streamed sweep prefetching the next task's second tile; the
+// sums and the next task's tag go to scratch.
 // CHECK: } else {
+// CHECK-NEXT: scf.if %[[HAND_OFF]] {
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK-NEXT: %[[SECOND:.*]] = arith.constant 32 : index
+// CHECK: scf.for %[[ROW:.*]] = {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[NEXT_DECAY:.*]] = memref.load %[[NEXT_DECAY_ROWS]][%[[ROW_AT:.*]]] : memref<?xf32>
+// CHECK-NEXT: %[[NEXT_K:.*]] = memref.load %[[NEXT_KEY]][%[[ROW_AT]]] : memref<?xf32>
+// CHECK-NEXT: %[[GATED_K:.*]] = arith.mulf %[[NEXT_DECAY]], %[[NEXT_K]] : f32
+// CHECK-NEXT: vector.broadcast %[[GATED_K]] : f32 to vector<16xf32>
+// CHECK-NEXT: %[[FIRST_READOUT:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[AT_Q:.*]] = arith.addi %[[FIRST_READOUT]], %[[ROW_AT]] : index
+// CHECK-NEXT: %[[NEXT_Q:.*]] = memref.load %[[NEXT_QUERY]][%[[AT_Q]]] : memref<?xf32>
+// CHECK-NEXT: %[[GATED_Q:.*]] = arith.mulf %[[NEXT_DECAY]], %[[NEXT_Q]] : f32
+// CHECK: memref.prefetch %[[NEXT]][%{{.*}}]
+// CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
+// CHECK: vector.load %[[NEXT]][%{{.*}}] : memref<?xf32>, vector<16xf32>
+// CHECK: } else {
+// CHECK: %[[HANDED_AT:.*]] = arith.constant 8240 : index
+// CHECK-NEXT: vector.store %{{.*}}, %[[SCRATCH]][%[[HANDED_AT]]] : memref<?xf32>, vector<16xf32>
+// CHECK: %[[WIDE:.*]] = arith.index_cast %[[NEXT_TAG]] : index to i64
+// CHECK-NEXT: %[[ONE_TAG:.*]] = vector.broadcast %[[WIDE]] : i64 to vector<1xi64>
+// CHECK-NEXT: %[[TAG_BITS:.*]] = vector.bitcast %[[ONE_TAG]] : vector<1xi64> to vector<2xf32>
+// CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 8304 : index
+// CHECK-NEXT: vector.store %[[TAG_BITS]], %[[SCRATCH]][%[[NEW_TAG_AT]]] : memref<?xf32>, vector<2xf32>
+// Else no sums to carry; its streamed sweep prefetches the tile after it.
+// CHECK-NEXT: } else {
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: %[[ONE_TILE:.*]] = arith.constant 32 : index
 // CHECK-NEXT: arith.addi %[[COL]], %[[ONE_TILE]] : index

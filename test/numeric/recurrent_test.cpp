@@ -98,6 +98,66 @@ TEST_P(RecurrentKernelTest, SplittingAHeadOverThreadsIsBitIdentical) {
   }
 }
 
+// Wrappers around a kernel (g_wrapped) that change how its tasks meet.
+gdr_kernel_fn g_wrapped = nullptr;
+// No task has a tag: each sums its own first tile.
+int32_t untagged(const gdr_kernel_args* a) {
+  gdr_kernel_args b = *a;
+  b.first_sums_tag = 0;
+  return g_wrapped(&b);
+}
+// Tasks run on two scratch buffers in turn: a task's predecessor left its
+// sums in the other buffer, and its own holds sums left for another task.
+std::vector<float> g_scratch[2];
+int64_t g_calls = 0;
+int32_t alternating_scratch(const gdr_kernel_args* a) {
+  gdr_kernel_args b = *a;
+  std::vector<float>& scratch = g_scratch[g_calls++ % 2];
+  scratch.resize(b.scratch_floats);
+  b.scratch = scratch.data();
+  return g_wrapped(&b);
+}
+
+// Kernel ABI 5: a one-token task's last sweep sums the first tile of the
+// worker's next task and leaves the sums in scratch under that task's tag.
+// Taking them gives the bits of summing (the same operations in the same
+// order), and a task never takes sums left for another: one-token calls of
+// several heads and sequences (of other lengths too, and empty ones), run
+// untagged, through the runtime (sums handed on; heads split into column
+// parts on two threads too) and on alternating scratch buffers.
+TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
+  Kernel kernel;
+  ASSERT_TRUE(compiler::compiled_recurrent_kernel({K(), V()}, schedule(), &kernel));
+  g_wrapped = kernel.fn;
+  const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
+  ProblemOptions decode{DecayRegime::NearOne, BetaRegime::Uniform, true, 13};
+  ProblemOptions varlen = decode;
+  varlen.form.seqlens = {1, 1, 3, 0, 1, 1, 2, 1};
+  for (const auto& [H, options] : {std::pair{int64_t{3}, decode}, std::pair{int64_t{2}, varlen}}) {
+    const Problem base = make_problem(options.form.seqlens.empty() ? 2 : 1, H, 1, K(), V(), options);
+    auto run = [&](gdr_kernel_fn fn, int threads, int parts) {
+      Problem p = base;
+      Kernel k = kernel;
+      k.fn = fn;
+      Options o;
+      o.threads = threads;
+      o.column_parts = parts;
+      EXPECT_TRUE(execute(k, p.tensors(), o));
+      return p;
+    };
+    const Problem own = run(untagged, 1, 1);
+    EXPECT_LE(relative_error(own, reference_f64(own)), kErrorBar);
+    std::vector<std::pair<std::string, Problem>> runs;
+    runs.emplace_back("handed on", run(kernel.fn, 1, 1));
+    runs.emplace_back("alternating scratch", run(alternating_scratch, 1, 1));
+    if (max_parts >= 3) runs.emplace_back("3 parts on 2 threads", run(kernel.fn, 2, 3));
+    for (const auto& [name, p] : runs) {
+      EXPECT_EQ(p.out, own.out) << name << ", " << describe(p);
+      EXPECT_EQ(p.final_pool(), own.final_pool()) << name << ", " << describe(p);
+    }
+  }
+}
+
 TEST_P(RecurrentKernelTest, SplittingTheSequenceMatchesOneCall) {
   const Problem p = make_problem(1, 2, 20, K(), V(), {DecayRegime::NearOne, BetaRegime::Uniform, true, 11});
   EXPECT_LE(split_sequence_error(p, {1, 2, 9}, one_thread(), runner()), 1e-4);

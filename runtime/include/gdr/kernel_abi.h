@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define GDR_KERNEL_ABI_VERSION 4
+#define GDR_KERNEL_ABI_VERSION 5
 
 /* How decay is given: K factors per token (channelwise) or one per token. */
 enum gdr_decay_kind { GDR_DECAY_CHANNEL = 0, GDR_DECAY_SCALAR = 1 };
@@ -61,6 +61,14 @@ typedef struct gdr_kernel_args {
    * so that the memory bus reads ahead while the kernel computes and
    * writes. */
   const struct gdr_kernel_args* next_task;
+  /* Non-zero: this task's name among every task of the process (the
+   * runtime numbers them; 0: none). A generated kernel that runs one token
+   * (decode) sums its next task's first tile while it writes its own last
+   * one, and leaves those sums in its scratch under next_task's tag; a task
+   * whose tag it finds there skips that read-only sweep of its state. Tags
+   * never repeat, so sums left for a task another worker ran, or by an
+   * earlier call, are never taken. */
+  int64_t first_sums_tag;
 } gdr_kernel_args;
 
 /* Returns 0 on success, non-zero if the kernel cannot run these arguments
