@@ -47,6 +47,15 @@ constexpr char kAdamsSuffix[] = "-adams2019";
 // gdr-bench run (2026-12-02, recurrent@, 1 thread), 8 against 4 vectors:
 // T = 1 0.193 / 0.208 ms, T = 2 0.309 / 0.260, T = 4 0.403 / 0.317
 // (K = V = 256, H = 16: 0.427 / 0.444, 0.627 / 0.510, 0.819 / 0.599).
+//
+// On 16 registers an 8-vector decode tile spills its 16 sums (Sᵀdk, Sᵀdq)
+// and deltas; at K = 64 that costs more than the 4-vector tile's strided
+// rows. AOT kernels alternated in one process (2026-12-03, Zen 3, AVX2, H =
+// 32, streamed, sums handed from task to task), T = 1 median ms, 4 / 8
+// vectors: K = V = 64 0.035 / 0.057 and 0.044 / 0.055 on 1 thread, 0.021 /
+// 0.022 and 0.020 / 0.021 on 2; K = V = 128 0.165 / 0.156 and 0.159 /
+// 0.148 on 1 thread, 0.145 / 0.110 and 0.106 / 0.099 on 2; K = V = 256 (H
+// = 16) 0.313 / 0.293 and 0.321 / 0.296 on 1 thread, 0.176 / 0.167 on 2.
 constexpr int64_t kDecodeTokens = 1;
 
 }  // namespace
@@ -222,7 +231,7 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   const int64_t V = spec.V;
   RecurrentSchedule s = dialect_default_recurrent(spec.K, target);
   const int64_t w = s.vector_width;
-  if (T <= kDecodeTokens) s.v_tile = 8 * w;
+  if (T <= kDecodeTokens) s.v_tile = (vector_registers(target) < 32 && spec.K <= 64 ? 4 : 8) * w;
   // Columns past V would only name a different kernel that computes the
   // same: the tile is clamped to the whole vectors of V (at least one).
   s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));

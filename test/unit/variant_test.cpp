@@ -60,8 +60,8 @@ TEST(Variant, FormIsPartOfTheKey) {
 
 // On x86 below AVX-512 (16 registers): AVX2 sweeps pairs of 2 vectors,
 // K <= 64 unrolled by 2 (never past K); two or more readouts one token on
-// what half the registers hold; decode its 8-vector tile; SSE one token on
-// 4 vectors (DefaultSchedule.cpp, variant.cpp).
+// what half the registers hold; decode its 8-vector tile, 4 vectors at
+// K <= 64; SSE one token on 4 vectors (DefaultSchedule.cpp, variant.cpp).
 TEST(Variant, DefaultsOn16Registers) {
   Target avx2;
   avx2.triple = "x86_64-pc-linux-gnu";
@@ -77,6 +77,8 @@ TEST(Variant, DefaultsOn16Registers) {
   EXPECT_EQ(schedule({128, 128, DecayKind::Scalar, 2}, 512, avx2), "w8-vt16-u1-p2-t1");
   EXPECT_EQ(schedule({64, 64, DecayKind::Channel, 4}, 512, avx2), "w8-vt8-u1-p2-t1");
   EXPECT_EQ(schedule({128, 128}, 1, avx2), "w8-vt64-u1-p2");
+  EXPECT_EQ(schedule({64, 64}, 1, avx2), "w8-vt32-u2-p2");
+  EXPECT_EQ(schedule({96, 64}, 1, avx2), "w8-vt64-u1-p2");
   EXPECT_EQ(schedule({128, 128}, 512, sse), "w4-vt16-u1-p2-t1");
 }
 
