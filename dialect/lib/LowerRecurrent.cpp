@@ -37,7 +37,8 @@
 // wrote, with one read-only sweep for its first sums. A block of one token
 // (decode) runs its whole tiles in turn, the sweep that writes one tile's
 // final state summing the next tile: only the first tile's sums sweep is
-// read-only.
+// read-only, and that one is skipped when the worker's task before summed
+// it (kernel ABI 5, emitOneTokenBlock).
 //
 // Every column goes through the same operations in the same order whichever
 // tile or lane holds it, so splitting a head's columns over threads gives
@@ -126,8 +127,8 @@ class RecurrentEmitter {
   // per-token scalars and three rows of P (tokenRowAt and the ones after),
   // then the first sums handed to the next task and their tag.
   static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
-    const int64_t R = problem.getReadouts();
-    return handedAt(problem, schedule) + (1 + R) * schedule.getVTile() + kTagFloats;
+    return tagAt(problem.getK(), problem.getReadouts(), schedule.getVTile(), schedule.getSweepTokens()) +
+           kTagFloats;
   }
 
   // The function's arguments: the 8 tensors, the scratch, the next task's
@@ -365,14 +366,15 @@ class RecurrentEmitter {
   int64_t scaleBase() const { return K_ * tile_ + kBlockTokens * (2 + R_) * K_; }
   // Where the handed first sums start (after the rows of P); their tag
   // (an i64 in two floats) follows them.
-  static int64_t handedAt(ProblemAttr problem, ScheduleAttr schedule) {
-    const int64_t K = problem.getK(), R = problem.getReadouts();
-    return K * schedule.getVTile() + kBlockTokens * ((2 + R) * K + scalarsPerToken(R)) +
-           kBlockTokens / schedule.getSweepTokens() * K + 3 * K;
+  static int64_t handedAt(int64_t K, int64_t R, int64_t tile, int64_t G) {
+    return K * tile + kBlockTokens * ((2 + R) * K + scalarsPerToken(R)) + kBlockTokens / G * K + 3 * K;
+  }
+  static int64_t tagAt(int64_t K, int64_t R, int64_t tile, int64_t G) {
+    return handedAt(K, R, tile, G) + (1 + R) * tile;
   }
   static constexpr int64_t kTagFloats = 2;
-  int64_t handedSumAt(int64_t i) const { return runAt() + 3 * K_ + i * W_; }
-  int64_t tagAt() const { return handedSumAt(0) + (1 + R_) * tile_; }
+  int64_t handedSumAt(int64_t i) const { return handedAt(K_, R_, tile_, G_) + i * W_; }
+  int64_t tagAt() const { return tagAt(K_, R_, tile_, G_); }
   int64_t scalarBase() const { return scaleBase() + kBlockTokens / G_ * K_; }
   static int64_t scalarsPerToken(int64_t R) { return 2 + 2 * R; }
   int64_t runAt() const { return scalarBase() + kBlockTokens * scalarsPerToken(R_); }
@@ -635,16 +637,20 @@ class RecurrentEmitter {
   // kernels (x86-64-v3, 8-vector tiles, the same machine) with 1 to 3, the
   // new time was 0.88-1.01x the old one.
   //
-  // Across tasks (kernel ABI 5): the last whole tile's sweep of a task that
-  // ends on a one-token block sums the first tile of the worker's next task
-  // too, when that task is one token with a whole tile, and leaves the sums
-  // in scratch under the next task's tag; that task, finding its tag there,
-  // skips its read-only sweep. Then every sweep but the worker's first
-  // writes a tile while it reads the next (the stream never pauses). The
+  // Across tasks (kernel ABI 5): the sweep that writes the last whole tile
+  // of a task that ends on a one-token block (always its last block) sums
+  // the first tile of the worker's next task too, when that task is one
+  // token with a whole tile, and leaves the sums in scratch under the next
+  // task's tag; that task, finding its tag there, skips its read-only
+  // sweep. In a run of such tasks only the first task's first sweep (and
+  // the sweeps of partial tiles) then reads without writing. The
   // sums are the same operations in the same order as the task's own: the
   // task's first gated rows are its decay times its key and queries (P
-  // starts at 1). AOT kernels alternated, 2026-12-03, Zen 3 (AVX2), H = 32,
-  // K = V = 128, streamed, T = 1 against T = 0: see DefaultSchedule.cpp.
+  // starts at 1). The same kernel with and without tags, alternated in one
+  // process (2026-12-03, Zen 3, AVX2, streamed, 8-vector tiles, H = 32),
+  // T = 1 median ms on 1 / 2 threads: K = V = 64 0.069 -> 0.057 / 0.028 ->
+  // 0.022, K = V = 128 0.182 -> 0.156 / 0.126 -> 0.110; K = V = 256 (H =
+  // 16) 0.312 -> 0.293 / 0.177 -> 0.167.
   void emitOneTokenBlock(const Block& block) {
     Value sourceMem = blockSource(block);
     const int64_t n = tile_ / W_;
@@ -657,7 +663,7 @@ class RecurrentEmitter {
         return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, 1, n, Value());
       });
     }, [&] { return zeros(sums); });
-    Value handOff = b_.create<arith::AndIOp>(loc_, block.isLast, handsOff());
+    Value handOff = handsOff();
     loop(vBegin_, tilesEnd, c(tile_), first, [&](Value col, ValueRange acc) {
       Tile tile{block, col, n, Value()};
       Place source = statePlace(sourceMem, col);
@@ -670,7 +676,8 @@ class RecurrentEmitter {
         return emitGroup(tile, c(0), 1, 0, source, final, acc, &following);
       }, [&] {
         ifElse(handOff, [&] {
-          Following nextTasks{statePlace(next_, c(0)), [&](Value k) { return nextTaskGatedRow(k); },
+          Place theirFirst = statePlace(next_, c(0));
+          Following nextTasks{theirFirst, [&](Value k) { return nextTaskGatedRow(k); },
                               [&] { return NextTile{next_, c(tile_)}; }};
           SmallVector<Value> theirs = emitGroup(tile, c(0), 1, 0, source, final, acc, &nextTasks);
           for (int64_t i = 0; i < sums; ++i) store(theirs[i], scratch_, c(handedSumAt(i)), Value());
@@ -747,14 +754,20 @@ class RecurrentEmitter {
   // Whether this task's first sums are in scratch: its tag is non-zero and
   // the scratch holds it.
   Value sumsHandedIn() {
-    Value own = b_.create<arith::IndexCastOp>(loc_, b_.getI64Type(), ownTag_);
-    Value zero = b_.create<arith::ConstantOp>(loc_, b_.getI64IntegerAttr(0));
-    Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, own, zero);
+    Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, ownTag_, c(0));
     Value held = load(scratch_, c(tagAt()), Value(), tagType());
     Value bits = b_.create<vector::BitCastOp>(loc_, VectorType::get({1}, b_.getI64Type()), held);
-    Value tag = b_.create<vector::ExtractOp>(loc_, bits, ArrayRef<int64_t>{0});
-    Value mine = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, tag, own);
+    Value mark = b_.create<vector::ExtractOp>(loc_, bits, ArrayRef<int64_t>{0});
+    Value mine = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, mark, tagMark(ownTag_));
     return b_.create<arith::AndIOp>(loc_, tagged, mine);
+  }
+  // A tag is kept inverted: its high float is then all ones, a NaN no
+  // arithmetic makes, so floats other work left in scratch never read as a
+  // tag (runtime tags are small positive numbers).
+  Value tagMark(Value tag) {
+    Value wide = b_.create<arith::IndexCastOp>(loc_, b_.getI64Type(), tag);
+    Value ones = b_.create<arith::ConstantOp>(loc_, b_.getI64IntegerAttr(-1));
+    return b_.create<arith::XOrIOp>(loc_, wide, ones);
   }
   // Whether this task hands its next task's first sums on: the next task
   // has a tag, one token and a whole tile.
@@ -767,8 +780,8 @@ class RecurrentEmitter {
   }
   VectorType tagType() { return VectorType::get({kTagFloats}, f32_); }
   void storeTag(Value tag) {
-    Value wide = b_.create<arith::IndexCastOp>(loc_, b_.getI64Type(), tag);
-    Value one = b_.create<vector::BroadcastOp>(loc_, VectorType::get({1}, b_.getI64Type()), wide);
+    Value mark = tagMark(tag);
+    Value one = b_.create<vector::BroadcastOp>(loc_, VectorType::get({1}, b_.getI64Type()), mark);
     Value bits = b_.create<vector::BitCastOp>(loc_, tagType(), one);
     b_.create<vector::StoreOp>(loc_, bits, scratch_, ValueRange{c(tagAt())});
   }
@@ -786,7 +799,7 @@ class RecurrentEmitter {
     Value gatedKey = mulf(decay, key);
     gated.push_back(splat(gatedKey));
     for (int64_t g = 0; g < R_; ++g) {
-      Value at = add(readout(R_ > 1 ? nextQReadout_ : Value(), g), k);
+      Value at = add(readout(nextQReadout_, g), k);
       Value query = scalar(nextQuery_, at);
       Value gatedQuery = mulf(decay, query);
       gated.push_back(splat(gatedQuery));

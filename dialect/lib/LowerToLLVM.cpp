@@ -101,7 +101,9 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   // environment): AVX2 (Zen 3), K = V = 128, H = 32, T = 1, 8-vector
   // tiles, one process per stack position over 86 positions, 2026-12-03;
   // forcing the body to realign its own stack instead cost 8-11% at
-  // K = V = 64, T = 512 (one register fewer).
+  // K = V = 64, T = 512 (one register fewer). The body's frame (2.4 KiB at
+  // K = V = 128 on AVX2, with its spills) then lies within the page below
+  // (the body is never inlined); each call takes up to 8 KiB more stack.
   {
     Type i8 = b.getI8Type();
     Value one = constant(i64, 1);
@@ -283,14 +285,21 @@ void addInfo(ModuleOp module, const Entry& entry) {
 
 // The schedule's vector width as LLVM function attributes: without them
 // LLVM splits 512-bit vectors on CPUs that prefer 256-bit ones (Ice Lake).
+// Adds LLVM function attributes to the ones fn passes through.
+void addPassthrough(LLVM::LLVMFuncOp fn, ArrayRef<Attribute> attributes) {
+  SmallVector<Attribute> all;
+  if (auto given = fn->getAttrOfType<ArrayAttr>("passthrough")) all.append(given.begin(), given.end());
+  all.append(attributes.begin(), attributes.end());
+  fn->setAttr("passthrough", ArrayAttr::get(fn->getContext(), all));
+}
+
 void requireVectorWidth(ModuleOp module, const Entry& e) {
   Builder b(module.getContext());
   const std::string bits = std::to_string(e.vectorBits);
-  ArrayAttr passthrough = b.getArrayAttr(
-      {b.getStrArrayAttr({"prefer-vector-width", bits}),
-       b.getStrArrayAttr({"min-legal-vector-width", bits})});
+  const Attribute widths[] = {b.getStrArrayAttr({"prefer-vector-width", bits}),
+                              b.getStrArrayAttr({"min-legal-vector-width", bits})};
   for (StringRef name : {StringRef(e.name), StringRef(e.body)})
-    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) fn->setAttr("passthrough", passthrough);
+    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) addPassthrough(fn, widths);
 }
 
 struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
@@ -344,10 +353,12 @@ struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
       return signalPassFailure();
 
     for (const Entry& e : entries) {
-      // The body is only called by its entry point: internal, so LLVM inlines it.
+      // The body is only called by its entry point: internal. Never inlined:
+      // its frame must start below the entry point's page (addEntryPoint).
       if (auto body = module.lookupSymbol<LLVM::LLVMFuncOp>(e.body)) {
         body.setLinkageAttr(LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
         body->removeAttr("sym_visibility");
+        addPassthrough(body, {StringAttr::get(ctx, "noinline")});
       }
       addEntryPoint(module, e);
       addInfo(module, e);

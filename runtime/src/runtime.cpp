@@ -143,9 +143,12 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
     const bool over_initial = a.final_state == a.initial_state;
     if (stream_final_state(options.final_state_stores, state_bytes, threads, over_initial))
       a.final_state_stores = GDR_STATE_STORES_STREAMING;
-    // A worker runs consecutive tasks (ThreadPool::parallel_for).
+    // A worker runs the consecutive tasks of its block (ThreadPool::parallel_for);
+    // the task after the block's last is another worker's.
     gdr_kernel_args next;
-    if (task + 1 < count && task_args(task + 1, &next) && next.T > 0) a.next_task = &next;
+    if (task + 1 < count && ThreadPool::same_block(count, threads, task, task + 1) &&
+        task_args(task + 1, &next) && next.T > 0)
+      a.next_task = &next;
     if (scratch_floats > 0) {
       a.scratch = scratch;
       a.scratch_floats = scratch_floats;

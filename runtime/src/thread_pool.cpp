@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace gdr {
 namespace {
@@ -191,12 +192,21 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
   return true;
 }
 
+bool ThreadPool::same_block(int64_t n, int workers, int64_t a, int64_t b) {
+  const int64_t w = std::clamp<int64_t>(workers, 1, std::max<int64_t>(n, 1));
+  // Block v is [n·v/w, n·(v+1)/w): task i is in block (w·(i+1) - 1) / n.
+  auto block = [&](int64_t i) { return (w * (i + 1) - 1) / n; };
+  return block(a) == block(b);
+}
+
 bool ThreadPool::reserve(Worker& w, int64_t floats) {
   if (w.scratch_floats >= floats) return true;
   if (static_cast<uint64_t>(floats) > SIZE_MAX / sizeof(float) - 64) return false;
   const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
   w.scratch = {static_cast<float*>(std::aligned_alloc(64, bytes)), std::free};
   w.scratch_floats = w.scratch ? floats : 0;
+  // Zeroed: no kernel may find a tag there it did not leave (kernel_abi.h).
+  if (w.scratch) std::memset(w.scratch.get(), 0, bytes);
   return w.scratch != nullptr;
 }
 

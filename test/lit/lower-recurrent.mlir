@@ -45,18 +45,20 @@
 // cached.
 // Kernel ABI 5: in the task's first block the first tile's sums come from
 // scratch (after the rows of P, at 8240) when it holds the task's non-zero
-// tag (an i64 in the two floats after the sums, at 8304), left by the
-// worker's task before; else from the read-only sweep.
+// tag (inverted, an i64 in the two floats after the sums, at 8304), left
+// by the worker's task before; else from the read-only sweep.
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK: %[[ANY:.*]] = arith.cmpi ult, %[[V0]], %[[END:.*]] : index
-// CHECK-NEXT: %[[OWN:.*]] = arith.index_cast %[[OWN_TAG]] : index to i64
-// CHECK-NEXT: %[[NONE:.*]] = arith.constant 0 : i64
-// CHECK-NEXT: %[[TAGGED:.*]] = arith.cmpi ne, %[[OWN]], %[[NONE]] : i64
+// CHECK-NEXT: %[[NONE:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[TAGGED:.*]] = arith.cmpi ne, %[[OWN_TAG]], %[[NONE]] : index
 // CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 8304 : index
 // CHECK-NEXT: %[[HELD:.*]] = vector.load %[[SCRATCH]][%[[TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // CHECK-NEXT: %[[BITS:.*]] = vector.bitcast %[[HELD]] : vector<2xf32> to vector<1xi64>
-// CHECK-NEXT: %[[TAG:.*]] = vector.extract %[[BITS]][0] : vector<1xi64>
-// CHECK-NEXT: %[[MINE:.*]] = arith.cmpi eq, %[[TAG]], %[[OWN]] : i64
+// CHECK-NEXT: %[[MARK:.*]] = vector.extract %[[BITS]][0] : vector<1xi64>
+// CHECK-NEXT: %[[OWN:.*]] = arith.index_cast %[[OWN_TAG]] : index to i64
+// CHECK-NEXT: %[[ALL_ONES:.*]] = arith.constant -1 : i64
+// CHECK-NEXT: %[[OWN_MARK:.*]] = arith.xori %[[OWN]], %[[ALL_ONES]] : i64
+// CHECK-NEXT: %[[MINE:.*]] = arith.cmpi eq, %[[MARK]], %[[OWN_MARK]] : i64
 // CHECK-NEXT: %[[LEFT:.*]] = arith.andi %[[TAGGED]], %[[MINE]] : i1
 // CHECK-NEXT: %[[HANDED:.*]] = arith.andi %{{.*}}, %[[LEFT]] : i1
 // CHECK-NEXT: %[[FIRST:[0-9]+]]:4 = scf.if %[[ANY]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
@@ -74,8 +76,7 @@
 // CHECK-NEXT: %[[TILE_COLUMNS:.*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[WHOLE:.*]] = arith.cmpi uge, %[[NEXT_COLUMNS]], %[[TILE_COLUMNS]] : index
 // CHECK-NEXT: %[[BOTH:.*]] = arith.andi %[[THEIRS]], %[[DECODE]] : i1
-// CHECK-NEXT: %[[ALL:.*]] = arith.andi %[[BOTH]], %[[WHOLE]] : i1
-// CHECK-NEXT: %[[HAND_OFF:.*]] = arith.andi %{{.*}}, %[[ALL]] : i1
+// CHECK-NEXT: %[[HAND_OFF:.*]] = arith.andi %[[BOTH]], %[[WHOLE]] : i1
 // CHECK-NEXT: arith.constant 32 : index
 // CHECK-NEXT: scf.for %[[COL:.*]] = %[[V0]] to %[[END]] step %{{.*}} iter_args(%{{[^ ]*}} = %[[FIRST]]#0, %{{[^ ]*}} = %[[FIRST]]#1, %{{[^ ]*}} = %[[FIRST]]#2, %{{[^ ]*}} = %[[FIRST]]#3)
 // CHECK: %[[FOLLOWING:.*]] = arith.addi %[[COL]], %{{.*}} : index
@@ -118,7 +119,9 @@
 // CHECK: %[[HANDED_AT:.*]] = arith.constant 8240 : index
 // CHECK-NEXT: vector.store %{{.*}}, %[[SCRATCH]][%[[HANDED_AT]]] : memref<?xf32>, vector<16xf32>
 // CHECK: %[[WIDE:.*]] = arith.index_cast %[[NEXT_TAG]] : index to i64
-// CHECK-NEXT: %[[ONE_TAG:.*]] = vector.broadcast %[[WIDE]] : i64 to vector<1xi64>
+// CHECK-NEXT: %[[ALL_ONES_2:.*]] = arith.constant -1 : i64
+// CHECK-NEXT: %[[NEXT_MARK:.*]] = arith.xori %[[WIDE]], %[[ALL_ONES_2]] : i64
+// CHECK-NEXT: %[[ONE_TAG:.*]] = vector.broadcast %[[NEXT_MARK]] : i64 to vector<1xi64>
 // CHECK-NEXT: %[[TAG_BITS:.*]] = vector.bitcast %[[ONE_TAG]] : vector<1xi64> to vector<2xf32>
 // CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 8304 : index
 // CHECK-NEXT: vector.store %[[TAG_BITS]], %[[SCRATCH]][%[[NEW_TAG_AT]]] : memref<?xf32>, vector<2xf32>

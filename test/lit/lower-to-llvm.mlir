@@ -1,11 +1,12 @@
-// gdr-lower-to-llvm: everything in the LLVM dialect, the body internal, and
+// gdr-lower-to-llvm: everything in the LLVM dialect, the body internal and
+// never inlined (its frame starts below the entry point's page), and
 // the C entry point int32_t name(const gdr_kernel_args*) that returns 1 if K,
 // V, the decay kind or the readouts differ from the kernel's, 2 if the
 // scratch is too small, else 0.
 // RUN: gdr-opt %s -gdr-attach-schedule -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s
 
 // CHECK-LABEL: llvm.func internal @gdr_k64_v80_body(
-// CHECK-SAME: passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]
+// CHECK-SAME: passthrough = ["noinline", ["prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]
 // CHECK-NOT: scf.
 // CHECK-NOT: vector.
 // CHECK-NOT: memref.

@@ -92,6 +92,22 @@ ProblemForm everything() {
   f.in_place = true;
   return f;
 }
+// Decode (one-token tasks hand their next task's first sums on: kernel ABI
+// 5) in Qwen3-Next's form, from slots in place.
+ProblemForm decode_everything() {
+  ProblemForm f = in_place();
+  f.key_heads = 2;
+  f.query_heads = 2;
+  f.decay = DecayKind::Scalar;
+  f.layout = Layout::TokenMajor;
+  return f;
+}
+// One-token sequences around one that ends on a one-token block.
+ProblemForm varlen_decode() {
+  ProblemForm f;
+  f.seqlens = {1, 1, 129, 1, 0, 1};
+  return f;
+}
 ProblemForm readout_everything(int64_t readouts = 2) {
   ProblemForm f = everything();
   f.key_heads = 4;
@@ -107,6 +123,9 @@ const Form kForms[] = {
     {"grouped_readout_T1", 2, 4, 1, grouped_readout()},
     {"grouped_readout_T0", 2, 4, 0, grouped_readout()},
     {"grouped_readout3_scalar_bthd", 2, 4, 70, grouped_readout3_scalar_bthd()},
+    {"grouped_readout3_scalar_bthd_T1", 2, 4, 1, grouped_readout3_scalar_bthd()},
+    {"decode_everything", 3, 4, 1, decode_everything()},
+    {"varlen_decode", 1, 3, 0, varlen_decode()},
     {"grouped_readout4", 1, 4, 33, grouped_readout(4)},
     {"shared_query", 1, 4, 21, shared_query()},
     {"token_major", 2, 3, 37, token_major()},

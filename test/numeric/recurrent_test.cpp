@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -118,13 +119,39 @@ int32_t alternating_scratch(const gdr_kernel_args* a) {
   return g_wrapped(&b);
 }
 
+// Each task on scratch that other work filled with NaN, the two floats of
+// the tag holding the task's own tag as plain bits: not a tag the kernel
+// left (those are inverted), so not taken.
+int32_t floats_like_the_tag(const gdr_kernel_args* a) {
+  gdr_kernel_args b = *a;
+  std::vector<float>& scratch = g_scratch[0];
+  scratch.assign(b.scratch_floats, std::nanf(""));
+  std::memcpy(scratch.data() + b.scratch_floats - 2, &b.first_sums_tag, sizeof b.first_sums_tag);
+  b.scratch = scratch.data();
+  return g_wrapped(&b);
+}
+
+// The kernel, counting the tasks that left sums for their next one: the
+// inverted tag ends the scratch (LowerRecurrent's tagAt).
+int64_t g_handed = 0;
+int32_t counting_hand_offs(const gdr_kernel_args* a) {
+  const int32_t status = g_wrapped(a);
+  int64_t mark = 0;
+  std::memcpy(&mark, a->scratch + a->scratch_floats - 2, sizeof mark);
+  if (a->next_task && mark == ~a->next_task->first_sums_tag) ++g_handed;
+  return status;
+}
+
 // Kernel ABI 5: a one-token task's last sweep sums the first tile of the
 // worker's next task and leaves the sums in scratch under that task's tag.
 // Taking them gives the bits of summing (the same operations in the same
 // order), and a task never takes sums left for another: one-token calls of
-// several heads and sequences (of other lengths too, and empty ones), run
-// untagged, through the runtime (sums handed on; heads split into column
-// parts on two threads too) and on alternating scratch buffers.
+// several heads and sequences (of other lengths too, and empty ones; 129
+// tokens end on a one-token block), run untagged, through the runtime (sums
+// handed on; heads split into column parts on two threads too), on
+// alternating scratch buffers and on scratch whose floats read as the
+// tag. On one thread every one-token task before a one-token task hands on
+// when the tile is whole.
 TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
   Kernel kernel;
   ASSERT_TRUE(compiler::compiled_recurrent_kernel({K(), V()}, schedule(), &kernel));
@@ -132,8 +159,16 @@ TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
   const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
   ProblemOptions decode{DecayRegime::NearOne, BetaRegime::Uniform, true, 13};
   ProblemOptions varlen = decode;
-  varlen.form.seqlens = {1, 1, 3, 0, 1, 1, 2, 1};
-  for (const auto& [H, options] : {std::pair{int64_t{3}, decode}, std::pair{int64_t{2}, varlen}}) {
+  varlen.form.seqlens = {1, 1, 3, 0, 1, 129, 1, 2, 1};
+  // Tasks run sequence by sequence, heads in turn (CallTasks). Decode: the
+  // 6 tasks but the last. Varlen, T of the 18 tasks 1 1 1 1 3 3 0 0 1 1 129
+  // 129 1 1 2 2 1 1: a 1 or 129 before a 1, 7 times.
+  struct Case {
+    int64_t H;
+    ProblemOptions options;
+    int64_t expected_hand_offs;
+  };
+  for (const auto& [H, options, expected_hand_offs] : {Case{3, decode, 5}, Case{2, varlen, 7}}) {
     const Problem base = make_problem(options.form.seqlens.empty() ? 2 : 1, H, 1, K(), V(), options);
     auto run = [&](gdr_kernel_fn fn, int threads, int parts) {
       Problem p = base;
@@ -148,8 +183,12 @@ TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
     const Problem own = run(untagged, 1, 1);
     EXPECT_LE(relative_error(own, reference_f64(own)), kErrorBar);
     std::vector<std::pair<std::string, Problem>> runs;
-    runs.emplace_back("handed on", run(kernel.fn, 1, 1));
+    g_handed = 0;
+    runs.emplace_back("handed on", run(counting_hand_offs, 1, 1));
+    if (V() >= schedule().v_tile) EXPECT_EQ(g_handed, expected_hand_offs) << describe(base);
+    else EXPECT_EQ(g_handed, 0) << "no whole tile, " << describe(base);
     runs.emplace_back("alternating scratch", run(alternating_scratch, 1, 1));
+    runs.emplace_back("floats like the tag", run(floats_like_the_tag, 1, 1));
     if (max_parts >= 3) runs.emplace_back("3 parts on 2 threads", run(kernel.fn, 2, 3));
     for (const auto& [name, p] : runs) {
       EXPECT_EQ(p.out, own.out) << name << ", " << describe(p);

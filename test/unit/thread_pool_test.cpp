@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -53,6 +54,37 @@ TEST(ThreadPool, ScratchIsPerWorkerAlignedAndUsable) {
   EXPECT_GE(seen_by_worker[0].size() + seen_by_worker[1].size(), 1u);
   if (!seen_by_worker[0].empty() && !seen_by_worker[1].empty())
     EXPECT_NE(*seen_by_worker[0].begin(), *seen_by_worker[1].begin());
+}
+
+// New scratch is zeroed (a kernel must not find a tag it did not leave:
+// kernel_abi.h), also in memory an earlier pool wrote and freed (the heap
+// hands the same block out again).
+TEST(ThreadPool, NewScratchIsZeroed) {
+  constexpr int64_t kFloats = 4096;
+  for (int pool_number = 0; pool_number < 3; ++pool_number) {
+    ThreadPool pool(1);
+    int64_t nonzero = 0;
+    ASSERT_TRUE(pool.parallel_for(1, 1, kFloats, [&](int64_t, int, float* s) {
+      for (int64_t i = 0; i < kFloats; ++i) nonzero += s[i] != 0.f;
+      std::fill(s, s + kFloats, 7.f);
+    }));
+    EXPECT_EQ(nonzero, 0) << "pool " << pool_number;
+  }
+}
+
+// same_block names the blocks parallel_for gives its workers: [n·w/W,
+// n·(w+1)/W) for W = min(workers, n).
+TEST(ThreadPool, SameBlockIsParallelForsBlocks) {
+  for (int64_t n = 1; n <= 20; ++n)
+    for (int workers = 1; workers <= 5; ++workers) {
+      const int64_t W = std::min<int64_t>(workers, n);
+      std::vector<int64_t> owner(n);
+      for (int64_t w = 0; w < W; ++w)
+        for (int64_t i = n * w / W; i < n * (w + 1) / W; ++i) owner[i] = w;
+      for (int64_t i = 0; i + 1 < n; ++i)
+        EXPECT_EQ(ThreadPool::same_block(n, workers, i, i + 1), owner[i] == owner[i + 1])
+            << "n = " << n << ", workers = " << workers << ", task " << i;
+    }
 }
 
 TEST(ThreadPool, ImpossibleScratchRunsNothing) {

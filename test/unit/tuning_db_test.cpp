@@ -310,13 +310,14 @@ TEST_F(TuningDbTest, ManyRecordsThatDoNotFitGiveOneLine) {
   EXPECT_NE(err.find(": 20000 records do not fit this host"), std::string::npos) << err.substr(0, 1000);
 }
 
-// The decode default's tile: 8 vectors, clamped to the whole vectors of V
+// The decode default's tile: 8 vectors at K > 64 on any host (4 on 16
+// registers at K <= 64: variant_test), clamped to the whole vectors of V
 // (at least one), the same as the default's for small V.
 TEST(TuningDbLookup, DefaultTileFitsV) {
   const TuningDb empty;
   for (int64_t V : {4, 8, 20, 128, 1000}) {
-    const RecurrentSchedule decode = plan(empty, Route::Recurrent, {16, V}, 1, 1).variant.recurrent;
-    const RecurrentSchedule prefill = plan(empty, Route::Recurrent, {16, V}, 512, 1).variant.recurrent;
+    const RecurrentSchedule decode = plan(empty, Route::Recurrent, {128, V}, 1, 1).variant.recurrent;
+    const RecurrentSchedule prefill = plan(empty, Route::Recurrent, {128, V}, 512, 1).variant.recurrent;
     const int64_t w = decode.vector_width;
     EXPECT_EQ(decode.v_tile % w, 0) << V;
     EXPECT_GE(decode.v_tile, w) << V;

@@ -48,6 +48,10 @@ class ThreadPool {
   // exception would leave the job half run.
   bool parallel_for(int64_t n, int max_workers, int64_t scratch_floats, const Task& task);
 
+  // Whether tasks a and b of parallel_for(n, workers, ...) start in one
+  // worker's block (workers already no more than size()).
+  static bool same_block(int64_t n, int workers, int64_t a, int64_t b);
+
  private:
   struct alignas(64) Worker {
     std::unique_ptr<float, void (*)(void*)> scratch{nullptr, nullptr};
