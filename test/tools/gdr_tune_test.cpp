@@ -557,9 +557,10 @@ TEST_F(GdrTuneTest, ProgressOnlyOnATerminal) {
 
 // --budget bounds the whole run: a search whose calls take milliseconds
 // (H = 16, K = V = 64, T = 256 at width 4: 6 + 12 candidates, about 20 s at
-// --seconds 1) ends within its 6 s and some slack, the seconds per
-// candidate planned down (or the search cut short), the best so far in the
-// database.
+// --seconds 1) ends within its 6 s and the slack of a candidate begun
+// before it ran out (its compile too, slower under ctest -j2: 9.02 s once
+// in CI on GCC's build), the seconds per candidate planned down (or the
+// search cut short), the best so far in the database.
 TEST_F(GdrTuneTest, BudgetBoundsTheRun) {
   std::string out, err;
   const auto start = std::chrono::steady_clock::now();
@@ -567,7 +568,7 @@ TEST_F(GdrTuneTest, BudgetBoundsTheRun) {
                 "--report " + path("r/tune") + " --db " + path("tuning.db"), &out, &err),
             0) << err;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 6 + 3) << out;
+  EXPECT_LT(seconds, 6 + 6) << out;
   const std::string md = read(path("r/tune.md"));
   EXPECT_NE(md.find("- budget: 6 s for the whole run"), std::string::npos) << md;
   const std::string planned = "- seconds per candidate, planned for the budget: round 1 ";
