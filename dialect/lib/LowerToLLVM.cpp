@@ -283,8 +283,6 @@ void addInfo(ModuleOp module, const Entry& entry) {
                            entry.name + "_info", value);
 }
 
-// The schedule's vector width as LLVM function attributes: without them
-// LLVM splits 512-bit vectors on CPUs that prefer 256-bit ones (Ice Lake).
 // Adds LLVM function attributes to the ones fn passes through.
 void addPassthrough(LLVM::LLVMFuncOp fn, ArrayRef<Attribute> attributes) {
   SmallVector<Attribute> all;
@@ -293,6 +291,8 @@ void addPassthrough(LLVM::LLVMFuncOp fn, ArrayRef<Attribute> attributes) {
   fn->setAttr("passthrough", ArrayAttr::get(fn->getContext(), all));
 }
 
+// The schedule's vector width as LLVM function attributes: without them
+// LLVM splits 512-bit vectors on CPUs that prefer 256-bit ones (Ice Lake).
 void requireVectorWidth(ModuleOp module, const Entry& e) {
   Builder b(module.getContext());
   const std::string bits = std::to_string(e.vectorBits);
