@@ -119,6 +119,7 @@ class RecurrentEmitter {
         prefetch_(schedule.getPrefetch()),
         G_(schedule.getSweepTokens()),
         scarceRegisters_(registers < 32),
+        at_(K_, R_, tile_, G_),
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
@@ -127,8 +128,8 @@ class RecurrentEmitter {
   // per-token scalars and three rows of P (tokenRowAt and the ones after),
   // then the first sums handed to the next task and their tag.
   static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
-    return tagAt(problem.getK(), problem.getReadouts(), schedule.getVTile(), schedule.getSweepTokens()) +
-           kTagFloats;
+    return ScratchLayout(problem.getK(), problem.getReadouts(), schedule.getVTile(), schedule.getSweepTokens())
+        .end;
   }
 
   // The function's arguments: the 8 tensors, the scratch, the next task's
@@ -362,38 +363,39 @@ class RecurrentEmitter {
   // token), k · q of each readout, and for a pair's second token the
   // corrections k_t · (decay_{t+1} ⊙ k_{t+1}) and, per readout,
   // k_t · (decay_{t+1} ⊙ q_{t+1}). Then P of the last group, and of the
-  // pair's two tokens while it is computed.
-  int64_t scaleBase() const { return K_ * tile_ + kBlockTokens * (2 + R_) * K_; }
-  // Where the handed first sums start (after the rows of P); their tag
-  // (an i64 in two floats) follows them.
-  static int64_t handedAt(int64_t K, int64_t R, int64_t tile, int64_t G) {
-    return K * tile + kBlockTokens * ((2 + R) * K + scalarsPerToken(R)) + kBlockTokens / G * K + 3 * K;
-  }
-  static int64_t tagAt(int64_t K, int64_t R, int64_t tile, int64_t G) {
-    return handedAt(K, R, tile, G) + (1 + R) * tile;
-  }
+  // pair's two tokens while it is computed. Then the first sums handed to
+  // the next task and their tag (an i64 in two floats). Each part's start
+  // (in floats), written once for scratchFloats and the emitter alike:
   static constexpr int64_t kTagFloats = 2;
-  int64_t handedSumAt(int64_t i) const { return handedAt(K_, R_, tile_, G_) + i * W_; }
-  int64_t tagAt() const { return tagAt(K_, R_, tile_, G_); }
-  int64_t scalarBase() const { return scaleBase() + kBlockTokens / G_ * K_; }
   static int64_t scalarsPerToken(int64_t R) { return 2 + 2 * R; }
-  int64_t runAt() const { return scalarBase() + kBlockTokens * scalarsPerToken(R_); }
-  int64_t pairPAt(int64_t i) const { return runAt() + (1 + i) * K_; }
+  struct ScratchLayout {
+    ScratchLayout(int64_t K, int64_t R, int64_t tile, int64_t G)
+        : rows(K * tile),
+          scales(rows + kBlockTokens * (2 + R) * K),
+          scalars(scales + kBlockTokens / G * K),
+          run(scalars + kBlockTokens * scalarsPerToken(R)),
+          handed(run + 3 * K),
+          tag(handed + (1 + R) * tile),
+          end(tag + kTagFloats) {}
+    int64_t rows, scales, scalars, run, handed, tag, end;
+  };
+  int64_t handedSumAt(int64_t i) const { return at_.handed + i * W_; }
+  int64_t pairPAt(int64_t i) const { return at_.run + (1 + i) * K_; }
   enum Scalar : int64_t { kFull = 0, kKq = 1 };  // then kq of each readout, the corrections
   int64_t correctionSlot(int64_t g) const { return 1 + R_ + g; }  // g = 0: key, 1 + r: readout r
 
   Value rowIndex(Value j, int64_t x, Value k) {
     Value row = mul(j, c((2 + R_) * K_));
-    Value at = add(row, c(K_ * tile_ + x * K_));
+    Value at = add(row, c(at_.rows + x * K_));
     return add(at, k);
   }
   Value scalarIndex(Value j, int64_t y) {
     Value row = mul(j, c(scalarsPerToken(R_)));
-    return add(row, c(scalarBase() + y));
+    return add(row, c(at_.scalars + y));
   }
   Value scaleIndex(Value group, Value k) {
     Value row = mul(group, c(K_));
-    Value at = add(row, c(scaleBase()));
+    Value at = add(row, c(at_.scales));
     return add(at, k);
   }
 
@@ -482,7 +484,7 @@ class RecurrentEmitter {
       for (int64_t i = 0; i < count; ++i) {
         Value d = decayAt(tokens[i], at, vector);
         if (i == 0) {
-          Value prior = read(scratch_, c(runAt() + at), vector);
+          Value prior = read(scratch_, c(at_.run + at), vector);
           Value one = constant(1.0f, vector);
           Value from = b_.create<SelectOp>(loc_, first, one, prior);
           p = mulf(d, from);
@@ -530,7 +532,7 @@ class RecurrentEmitter {
       write(p, scratch_, scaleIndex(group, c(at)));
       Value one = constant(1.0f, vector);
       Value restart = b_.create<SelectOp>(loc_, full, one, p);
-      write(restart, scratch_, c(runAt() + at));
+      write(restart, scratch_, c(at_.run + at));
     });
     // The dot products.
     for (int64_t i = 0; i < count; ++i) {
@@ -755,7 +757,7 @@ class RecurrentEmitter {
   // the scratch holds it.
   Value sumsHandedIn() {
     Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, ownTag_, c(0));
-    Value held = load(scratch_, c(tagAt()), Value(), tagType());
+    Value held = load(scratch_, c(at_.tag), Value(), tagType());
     Value bits = b_.create<vector::BitCastOp>(loc_, VectorType::get({1}, b_.getI64Type()), held);
     Value mark = b_.create<vector::ExtractOp>(loc_, bits, ArrayRef<int64_t>{0});
     Value mine = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, mark, tagMark(ownTag_));
@@ -783,7 +785,7 @@ class RecurrentEmitter {
     Value mark = tagMark(tag);
     Value one = b_.create<vector::BroadcastOp>(loc_, VectorType::get({1}, b_.getI64Type()), mark);
     Value bits = b_.create<vector::BitCastOp>(loc_, tagType(), one);
-    b_.create<vector::StoreOp>(loc_, bits, scratch_, ValueRange{c(tagAt())});
+    b_.create<vector::StoreOp>(loc_, bits, scratch_, ValueRange{c(at_.tag)});
   }
   SmallVector<Value> loadHandedSums(int64_t count) {
     SmallVector<Value> sums;
@@ -1123,6 +1125,7 @@ class RecurrentEmitter {
   // A 256-bit target (x86 AVX2, 16 vector registers; 128 bits reads as
   // NEON's 32): sweeps sum one broadcast at a time (accumulateEachGated).
   const bool scarceRegisters_;
+  const ScratchLayout at_;
   Type f32_;
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
