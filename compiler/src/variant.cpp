@@ -223,7 +223,7 @@ int64_t vector_registers(const Target& target) {
 
 RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target) {
   const mlir::gdr::RecurrentScheduleKnobs s =
-      mlir::gdr::defaultRecurrentSchedule(K, target.vector_bits, vector_registers(target));
+      mlir::gdr::defaultRecurrentSchedule(K, target.vector_bits, vector_registers(target), target.cpu);
   return RecurrentSchedule{s.vectorWidth, s.vTile, s.unroll, s.prefetch, s.sweepTokens};
 }
 

@@ -9,9 +9,10 @@ struct AttachSchedulePass : GdrAttachScheduleBase<AttachSchedulePass> {
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
       if (kernel.getScheduleAttr()) return;
-      const int64_t bits =
-          kernel.getTargetAttr() ? kernel.getTargetAttr().getVectorBits() : int64_t(vectorBits);
-      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits, vectorRegisters(bits)));
+      const TargetAttr target = kernel.getTargetAttr();
+      const int64_t bits = target ? target.getVectorBits() : int64_t(vectorBits);
+      const StringRef cpu = target ? target.getCpu() : StringRef();
+      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits, vectorRegisters(bits), cpu));
     });
   }
 };

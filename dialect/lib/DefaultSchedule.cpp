@@ -7,7 +7,8 @@ namespace mlir::gdr {
 int64_t vectorRegisters(int64_t vectorBits, bool x86) { return x86 && vectorBits < 512 ? 16 : 32; }
 int64_t vectorRegisters(int64_t vectorBits) { return vectorRegisters(vectorBits, vectorBits == 256); }
 
-RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers) {
+RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers,
+                                                StringRef cpu) {
   // The widest vectors of the target.
   const int64_t width = vectorBits / 32;
   // Tokens per sweep: a pair, whose sweep loads and stores the tile once for
@@ -17,7 +18,8 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   const int64_t sweepTokens = sse ? 1 : 2;
   // V-tile: as many vectors as keep the packed tile (K x v_tile floats, kept
   // in scratch between tokens) within 32 KiB, two thirds of a 48 KiB L1, and
-  // at most 4, 2 with pairs of 16-float vectors or on AVX2. Measured with gdr-bench on the 2-core Xeon
+  // at most 4, 2 with pairs of 16-float vectors on AMD's cores (or a
+  // generic CPU, x86-64-v4, or none) or on AVX2. Measured with gdr-bench on the 2-core Xeon
   // (LLVM: icelake-client, AVX-512, 48 KiB L1d, FMA peak 196 GFLOP/s per
   // core) at B = 1, H = 32, K = V = 128, T = 512, 1 thread, 2026-11-29, one
   // token per sweep: a tile of 2 / 4 / 8 vectors (w16) took 15.6 / 13.4 /
@@ -29,10 +31,18 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   // 92%, T = 128 85 / 113 / 97% and 83 / 112 / 97%; K = V = 64 T = 512
   // 77 / 101 / 91% and 75 / 101 / 92%; K = V = 256, H = 16, T = 512 85 /
   // 113 / 98% and 77 / 105 / 96%: a pair's 16 accumulators of 4 vectors
-  // and its 8 deltas crowd the 32 registers. NEON's pairs (4 floats a
-  // vector, only ever run under qemu here) keep 4, a tile of a whole line.
+  // and its 8 deltas crowd the 32 registers. Intel's cores take them: on
+  // Sapphire Rapids (2 cores, AVX-512, 48 KiB L1d, 2026-12-05, one
+  // gdr-bench run, % of the interleaved FMA peak on 1 / 2 threads, 2 -> 4
+  // vectors) K = V = 64, H = 32, T = 128 80 / 81 -> 86 / 87%, T = 512 80 /
+  // 81 -> 86 / 86%; K = V = 128 T = 128 89 / 87 -> 95 / 93%, T = 512 82 /
+  // 89 -> 89 / 95%; Qwen3-Next's form (16 key heads, scalar decay,
+  // token-major) T = 512 78 / 80 -> 80 / 84% (K = 256 keeps 2: 32 KiB).
+  // NEON's pairs (4 floats a vector, only ever run under qemu here) keep 4,
+  // a tile of a whole line.
   k = std::max<int64_t>(1, k);
-  const int64_t maxVectors = width >= 16 || (registers < 32 && !sse) ? 2 : 4;
+  const bool notIntel = cpu.empty() || cpu.startswith("znver") || cpu.startswith("x86-64");
+  const int64_t maxVectors = (width >= 16 && notIntel) || (registers < 32 && !sse) ? 2 : 4;
   const int64_t vectors = std::clamp<int64_t>((32 * 1024) / (k * width * 4), 1, maxVectors);
   // AVX2's pairs of 2 vectors sweep K = 64 rows two at a time (below; the
   // verifier wants unroll <= k).
@@ -63,8 +73,8 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   return {width, width * vectors, unroll, /*prefetch=*/2, sweepTokens};
 }
 
-ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers) {
-  const RecurrentScheduleKnobs s = defaultRecurrentSchedule(problem.getK(), vectorBits, registers);
+ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers, StringRef cpu) {
+  const RecurrentScheduleKnobs s = defaultRecurrentSchedule(problem.getK(), vectorBits, registers, cpu);
   return ScheduleAttr::get(problem.getContext(), s.vectorWidth, s.vTile, s.unroll, s.prefetch,
                            s.sweepTokens);
 }

@@ -14,6 +14,14 @@ gdr.kernel @no_target problem <k = 128, v = 128, element_type = f32, route = rec
 // AVX2-SAME: schedule <vector_width = 8, v_tile = 16, unroll = 2, prefetch = 2>{{$}}
 gdr.kernel @k64 problem <k = 64, v = 64, element_type = f32, route = recurrent>
 
+// 16-float vectors: pairs on 4 vectors on Intel's cores, on 2 on AMD's.
+// CHECK-LABEL: gdr.kernel @intel_avx512
+// CHECK-SAME: schedule <vector_width = 16, v_tile = 64, unroll = 1, prefetch = 2>
+gdr.kernel @intel_avx512 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "sapphirerapids", vector_bits = 512>
+// CHECK-LABEL: gdr.kernel @amd_avx512
+// CHECK-SAME: schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
+gdr.kernel @amd_avx512 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "znver4", vector_bits = 512>
+
 // CHECK-LABEL: gdr.kernel @sse_target
 // CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 2> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @sse_target problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "x86-64", vector_bits = 128>

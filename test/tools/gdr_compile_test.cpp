@@ -169,7 +169,10 @@ TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
       {"--cpu haswell", "gdr_recurrent_f32_k8_v16__w8_vt16_u2_p2", false, 62},
       {"--cpu x86-64-v3", "gdr_recurrent_f32_k8_v16__w8_vt16_u2_p2", false, 62},
       {"--cpu x86-64-v2", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2_t1", false, 62},
+      // AVX-512: pairs of 4 vectors on Intel's cores, 2 on a generic CPU
+      // (and AMD's: LLVM 14 knows no AVX-512 Zen).
       {"--cpu x86-64-v4", "gdr_recurrent_f32_k8_v16__w16_vt32_u1_p2", true, 62},
+      {"--cpu sapphirerapids", "gdr_recurrent_f32_k8_v16__w16_vt64_u1_p2", true, 62},
       {"--triple aarch64-linux-gnu --cpu cortex-a76", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
       {"--triple aarch64-linux-gnu", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
   };

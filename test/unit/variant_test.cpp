@@ -186,13 +186,16 @@ TEST(Variant, CacheDescriptionIsTheRoutesOldKeyText) {
 TEST(Variant, DefaultsOfEachRoute) {
   const Target wide{"x86_64-pc-linux-gnu", "icelake-client", "", 512};
   // The dialect's default for K = 128 on 512-bit vectors: pairs of tokens
-  // on 2 vectors of 16.
-  EXPECT_EQ(dialect_default_recurrent(128, wide), (RecurrentSchedule{16, 32, 1, 2}));
+  // on 4 vectors of 16 on Intel's cores, on 2 on AMD's.
+  EXPECT_EQ(dialect_default_recurrent(128, wide), (RecurrentSchedule{16, 64, 1, 2}));
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 512, wide),
-            recurrent_variant({128, 128}, {16, 32, 1, 2}));
+            recurrent_variant({128, 128}, {16, 64, 1, 2}));
+  const Target zen{"x86_64-pc-linux-gnu", "znver4", "", 512};
+  EXPECT_EQ(dialect_default_recurrent(128, zen), (RecurrentSchedule{16, 32, 1, 2}));
   // Decode widens the tile to 8 vectors; V clamps it to its whole vectors.
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 1, wide).recurrent.v_tile, 128);
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 40}, 512, wide).recurrent.v_tile, 32);
+  EXPECT_EQ(default_variant(Route::Recurrent, {256, 256}, 512, wide).recurrent.v_tile, 32);
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 8}, 512, wide).recurrent.v_tile, 16);
   EXPECT_EQ(default_variant(Route::Chunked, {64, 96}, 512, wide), chunked_variant({64, 96}, {16, 16}));
 }

@@ -22,10 +22,12 @@ int64_t vectorRegisters(int64_t vectorBits, bool x86);
 int64_t vectorRegisters(int64_t vectorBits);
 
 // The default for a K x V state on a target whose widest vector register
-// has `vectorBits` bits, of which it has `registers` (V does not change it).
-RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers);
+// has `vectorBits` bits, of which it has `registers` (V does not change it),
+// and whose LLVM CPU name is `cpu` ("" if none is named).
+RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers,
+                                                StringRef cpu);
 
 // The schedule gdr-attach-schedule writes for `problem`: the same knobs.
-ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers);
+ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers, StringRef cpu);
 
 }  // namespace mlir::gdr
