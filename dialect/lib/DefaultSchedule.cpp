@@ -19,27 +19,27 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   // V-tile: as many vectors as keep the packed tile (K x v_tile floats, kept
   // in scratch between tokens) within 32 KiB, two thirds of a 48 KiB L1, and
   // at most 4, 2 with pairs of 16-float vectors on AMD's cores (or a
-  // generic CPU, x86-64-v4, or none) or on AVX2. Measured with gdr-bench on the 2-core Xeon
-  // (LLVM: icelake-client, AVX-512, 48 KiB L1d, FMA peak 196 GFLOP/s per
-  // core) at B = 1, H = 32, K = V = 128, T = 512, 1 thread, 2026-11-29, one
-  // token per sweep: a tile of 2 / 4 / 8 vectors (w16) took 15.6 / 13.4 /
-  // 23.9 ms (70% / 82% / 46% of peak); 8 vectors is a 64 KiB tile that goes
-  // back to L2 on every token. unroll = 2 / 4 took 13.6 / 13.3 ms: within
-  // noise, so 1 (less code). With pairs (AMD Zen 5, AVX-512, one gdr-bench
-  // run, 2026-12-03, % of the FMA peak on 1 / 2 threads for 1 / 2 / 4
-  // vectors): K = V = 128, H = 32, T = 512 74 / 99 / 92% and 74 / 101 /
-  // 92%, T = 128 85 / 113 / 97% and 83 / 112 / 97%; K = V = 64 T = 512
-  // 77 / 101 / 91% and 75 / 101 / 92%; K = V = 256, H = 16, T = 512 85 /
-  // 113 / 98% and 77 / 105 / 96%: a pair's 16 accumulators of 4 vectors
-  // and its 8 deltas crowd the 32 registers. Intel's cores take them: on
-  // Sapphire Rapids (2 cores, AVX-512, 48 KiB L1d, 2026-12-05, one
-  // gdr-bench run, % of the interleaved FMA peak on 1 / 2 threads, 2 -> 4
-  // vectors) K = V = 64, H = 32, T = 128 80 / 81 -> 86 / 87%, T = 512 80 /
-  // 81 -> 86 / 86%; K = V = 128 T = 128 89 / 87 -> 95 / 93%, T = 512 82 /
-  // 89 -> 89 / 95%; Qwen3-Next's form (16 key heads, scalar decay,
-  // token-major) T = 512 78 / 80 -> 80 / 84% (K = 256 keeps 2: 32 KiB).
-  // NEON's pairs (4 floats a vector, only ever run under qemu here) keep 4,
-  // a tile of a whole line.
+  // generic CPU, x86-64-v4, or none) or on AVX2. Measured with gdr-bench
+  // on the 2-core Xeon (LLVM: icelake-client, AVX-512, 48 KiB L1d, FMA
+  // peak 196 GFLOP/s per core) at B = 1, H = 32, K = V = 128, T = 512, 1
+  // thread, 2026-11-29, one token per sweep: a tile of 2 / 4 / 8 vectors
+  // (w16) took 15.6 / 13.4 / 23.9 ms (70% / 82% / 46% of peak); 8 vectors
+  // is a 64 KiB tile that goes back to L2 on every token. unroll = 2 / 4
+  // took 13.6 / 13.3 ms: within noise, so 1 (less code). With pairs (AMD
+  // Zen 5, AVX-512, one gdr-bench run, 2026-12-03, % of the FMA peak on
+  // 1 / 2 threads for 1 / 2 / 4 vectors): K = V = 128, H = 32, T = 512
+  // 74 / 99 / 92% and 74 / 101 / 92%, T = 128 85 / 113 / 97% and 83 /
+  // 112 / 97%; K = V = 64 T = 512 77 / 101 / 91% and 75 / 101 / 92%;
+  // K = V = 256, H = 16, T = 512 85 / 113 / 98% and 77 / 105 / 96%:
+  // a pair's 16 accumulators of 4 vectors and its 8 deltas crowd the 32
+  // registers. Intel's cores take them: on Sapphire Rapids (2 cores,
+  // AVX-512, 48 KiB L1d, 2026-12-05, one gdr-bench run, % of the
+  // interleaved FMA peak on 1 / 2 threads, 2 -> 4 vectors) K = V = 64,
+  // H = 32, T = 128 80 / 81 -> 86 / 87%, T = 512 80 / 81 -> 86 / 86%;
+  // K = V = 128 T = 128 89 / 87 -> 95 / 93%, T = 512 82 / 89 -> 89 / 95%;
+  // Qwen3-Next's form (16 key heads, scalar decay, token-major) T = 512
+  // 78 / 80 -> 80 / 84% (K = 256 keeps 2: 32 KiB). NEON's pairs (4 floats
+  // a vector, only ever run under qemu here) keep 4, a tile of a whole line.
   k = std::max<int64_t>(1, k);
   const bool notIntel = cpu.empty() || cpu.startswith("znver") || cpu.startswith("x86-64");
   const int64_t maxVectors = (width >= 16 && notIntel) || (registers < 32 && !sse) ? 2 : 4;

@@ -123,10 +123,7 @@ class RecurrentEmitter {
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
-  // Scratch floats: the packed tile, then the block's per-token rows (the
-  // gated key, the R gated queries, the row factor), each group's scale, the
-  // per-token scalars and three rows of P (tokenRowAt and the ones after),
-  // then the first sums handed to the next task and their tag.
+  // Scratch floats: the whole ScratchLayout (its parts are described there).
   static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
     return ScratchLayout(problem.getK(), problem.getReadouts(), schedule.getVTile(), schedule.getSweepTokens())
         .end;
