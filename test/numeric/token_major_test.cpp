@@ -36,15 +36,18 @@ LineAlignedFloats swap_heads_and_tokens(const LineAlignedFloats& x, int64_t B, i
   return y;
 }
 
+// K = 32 rows are whole cache lines: the kernel stages the rows of the
+// blocks after a task's first (T = 200 and 300: one and two such blocks).
 TEST_P(TokenMajorTest, TokenMajorEqualsHeadMajorBitForBit) {
-  const int64_t K = 24, V = 40;
+  const int64_t V = 40;
+  for (int64_t K : {24, 32})
   for (int64_t H : {1, 3})  // H = 1 on 2 threads splits the head's columns
-    for (int64_t T : {1, 63, 64, 65, 200})
+    for (int64_t T : {1, 63, 64, 65, 200, 300})
       for (int threads : {1, 2}) {
-        const std::string what = "H=" + std::to_string(H) + " T=" + std::to_string(T) +
-                                 " threads=" + std::to_string(threads);
+        const std::string what = "K=" + std::to_string(K) + " H=" + std::to_string(H) + " T=" +
+                                 std::to_string(T) + " threads=" + std::to_string(threads);
         ProblemOptions o;
-        o.seed = uint64_t(T + H);
+        o.seed = uint64_t(T + H + K);
         Problem head_major = make_problem(2, H, T, K, V, o);
         Problem token_major = head_major;
         token_major.form.layout = Layout::TokenMajor;
