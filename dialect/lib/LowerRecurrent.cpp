@@ -134,13 +134,14 @@ class RecurrentEmitter {
   // memrefs, then T, the token strides of query, key, value, decay, beta and
   // out, the readout strides of query and out, the next task's T, its token
   // strides of query, key and decay and its query readout stride, v_begin,
-  // v_end, whether to stream the final state (0 or 1), this task's tag, the
-  // next task's (0: none) and the next task's column count.
+  // v_end, whether to stream the final state and whether to stream out (0
+  // or 1 each), this task's tag, the next task's (0: none) and the next
+  // task's column count.
   static FunctionType signature(OpBuilder& b) {
     Type mem = MemRefType::get({ShapedType::kDynamicSize}, b.getF32Type());
     Type idx = b.getIndexType();
     SmallVector<Type> args(13, mem);
-    args.append(20, idx);
+    args.append(21, idx);
     return b.getFunctionType(args, {});
   }
 
@@ -156,11 +157,13 @@ class RecurrentEmitter {
     vBegin_ = a[27];
     vEnd_ = a[28];
     // Tiles after one that is not whole cache lines start inside lines.
-    if (tile_ % kLineFloats == 0)
+    if (tile_ % kLineFloats == 0) {
       streaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[29], c(0));
+      outStreaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[30], c(0));
+    }
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
     tokenMajor_ = stridedRows();
-    ownTag_ = a[30], nextTag_ = a[31], nextColumns_ = a[32];
+    ownTag_ = a[31], nextTag_ = a[32], nextColumns_ = a[33];
 
     ifElse(eq(T_, 0), [&] {
       // T = 0: the final state is the initial state, copied row by row: tile
@@ -855,14 +858,15 @@ class RecurrentEmitter {
     }
   }
 
-  // Emits `sweep(stream)` for a tile of n vectors twice, chosen by `stream`
-  // at run time; once, cached, for masked vectors (no non-temporal masked
-  // store) and tiles that are not whole cache lines or follow ones that are
-  // not (rows start lines, LowerToLLVM.cpp).
-  // The sweep returns `results` vectors.
+  // Emits `sweep(stream)` (the final state's sweep or out's stores) for a
+  // tile of n vectors twice, chosen by `stream` at run time; once, cached,
+  // without a `stream` flag (tiles that are not whole cache lines), for
+  // masked vectors (no non-temporal masked store) and tiles that are not
+  // whole lines or follow ones that are not (rows start lines,
+  // LowerToLLVM.cpp). The sweep returns `results` vectors.
   SmallVector<Value> streamedOrCached(Value stream, Value mask, int64_t n, int64_t results,
                                       function_ref<SmallVector<Value>(bool stream)> sweep) {
-    if (!streaming_ || !wholeLines(mask, n)) return sweep(false);
+    if (!stream || !wholeLines(mask, n)) return sweep(false);
     return ifElseValues(stream, results, [&] { return sweep(true); }, [&] { return sweep(false); });
   }
   // Whether a tile of n vectors (masked or not) is whole 64-byte lines,
@@ -912,6 +916,7 @@ class RecurrentEmitter {
         Value predicted = corrected(acc[i * perToken + x], 0, x, &keyFactor);
         delta[i][x] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, predicted));
       }
+      SmallVector<std::pair<Value, Value>> outs;  // (where, what)
       for (int64_t g = 0; g < R_; ++g) {
         Value kq = splat(scalar(scratch_, scalarIndex(local[i], kKq + g)));
         Value outAt = add(outRow, readout(oReadout_, g));
@@ -919,13 +924,17 @@ class RecurrentEmitter {
         for (int64_t x = 0; x < n; ++x) {
           Value sq = corrected(acc[i * perToken + (1 + g) * n + x], 1 + g, x, &queryFactor);
           Value out = fma(kq, delta[i][x], sq);
-          store(out, out_, add(outAt, c(x * W_)), mask);
+          outs.push_back({add(outAt, c(x * W_)), out});
         }
       }
+      streamedOrCached(outStreaming_, mask, n, 0, [&](bool streamed) {
+        for (auto [at, out] : outs) store(out, out_, at, mask, streamed);
+        return SmallVector<Value>{};
+      });
     }
     const bool last = nextCount == 0;
     if (!last && prefetch_ > 0)
-      for (Value token : tokens) emitPrefetch(tile.col, token, n);
+      for (Value token : tokens) emitPrefetch(tile.col, token, n, mask);
     Value group = div(j, c(G_));
     // Row k of a sweep: the scale (full only) and each token's row factor,
     // broadcast once per row.
@@ -1053,10 +1062,10 @@ class RecurrentEmitter {
   Value readout(Value stride, int64_t g) { return g == 0 ? c(0) : mul(stride, c(g)); }
 
   // Prefetches the rows of token t + prefetch (clamped to the last token)
-  // that the tile reads apart from the block's rows: beta, the tile's value
-  // columns for reading, its output columns for writing. One prefetch per
-  // 64-byte line.
-  void emitPrefetch(Value col, Value t, int64_t n) {
+  // that the tile (n vectors, masked or not) reads apart from the block's
+  // rows: beta, the tile's value columns for reading, its output columns
+  // for writing (unless streamed). One prefetch per 64-byte line.
+  void emitPrefetch(Value col, Value t, int64_t n, Value mask) {
     Value ahead = add(t, c(prefetch_));
     Value inRange = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, T_);
     Value token = b_.create<SelectOp>(loc_, inRange, ahead, sub(T_, c(1)));
@@ -1069,10 +1078,15 @@ class RecurrentEmitter {
     // column's delta.
     Value betaAt = mul(token, bStride_);
     prefetch(beta_, betaAt, /*write=*/false);
-    for (int64_t j = 0; j < n * W_; j += kLineFloats) {
-      prefetch(value_, add(valueRow, c(j)), /*write=*/false);
-      for (Value row : outRows) prefetch(out_, add(row, c(j)), /*write=*/true);
-    }
+    for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(value_, add(valueRow, c(j)), /*write=*/false);
+    // Streamed out lines are not read: fetching them would only cost the
+    // read that streaming saves.
+    auto prefetchOut = [&] {
+      for (int64_t j = 0; j < n * W_; j += kLineFloats)
+        for (Value row : outRows) prefetch(out_, add(row, c(j)), /*write=*/true);
+    };
+    if (outStreaming_ && wholeLines(mask, n)) ifElse(outStreaming_, [] {}, prefetchOut);
+    else prefetchOut();
   }
 
   Value c(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
@@ -1126,7 +1140,7 @@ class RecurrentEmitter {
   Type f32_;
   VectorType vec_;
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
-  Value vBegin_, vEnd_, streaming_;
+  Value vBegin_, vEnd_, streaming_, outStreaming_;
   Value ownTag_, nextTag_, nextColumns_;  // first_sums_tag of this and the next task; its columns
   Value tokenMajor_;  // stridedRows(), for the prefetches of nextBlockRows and emitTokenRows
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;

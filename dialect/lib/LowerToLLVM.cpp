@@ -30,7 +30,8 @@ enum ArgField : int32_t {
   kT, kK, kV, kDecayKind, kReadouts,
   kQueryTokenStride, kKeyTokenStride, kValueTokenStride, kDecayTokenStride, kBetaTokenStride,
   kOutTokenStride, kQueryReadoutStride, kOutReadoutStride,
-  kVBegin, kVEnd, kScratch, kScratchFloats, kFinalStateStores, kNextTask, kFirstSumsTag, kArgFields
+  kVBegin, kVEnd, kScratch, kScratchFloats, kFinalStateStores, kNextTask, kFirstSumsTag, kOutStores,
+  kArgFields
 };
 constexpr int kPointerFields[] = {kQuery, kKey, kValue, kDecay, kBeta, kInitialState, kOut,
                                   kFinalState, kScratch};
@@ -61,15 +62,15 @@ constexpr int64_t kUnknownSize = int64_t{1} << 62;
 // returns 1 if K, V, the decay kind or the readouts differ from the
 // kernel's, 2 if the scratch is too small, else calls the body with each
 // tensor as a memref descriptor (allocated = aligned pointer, offset 0,
-// stride 1), the sizes and strides and whether to stream the final state,
-// and returns 0. The worker's next task (next_task; this task's own if
+// stride 1), the sizes and strides and whether to stream the final state
+// and out, and returns 0. The worker's next task (next_task; this task's own if
 // null) gives the body its initial state at its first column, its query,
 // key and decay, its T and their strides, its tag (0 if none) and column
-// count, and this task's tag (first_sums_tag). It streams when asked to and
-// every row of the task's final state starts a cache line (kLineBytes);
-// then a fence after the body orders its non-temporal stores before
-// whatever the caller publishes next (x86 does not order them with
-// ordinary stores).
+// count, and this task's tag (first_sums_tag). It streams the final state
+// (out) when asked to and every row of the task's final state (of every
+// readout's out) starts a cache line (kLineBytes); then a fence after the
+// body orders its non-temporal stores before whatever the caller publishes
+// next (x86 does not order them with ordinary stores).
 void addEntryPoint(ModuleOp module, const Entry& entry) {
   MLIRContext* ctx = module.getContext();
   Location loc = module.getLoc();
@@ -194,23 +195,48 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
     Value v = field(f, i64);
     operands.push_back(v);
   }
+  // Whether `bytes` (an i64) is a multiple of a cache line.
+  auto lineAligned = [&](Value bytes) -> Value {
+    Value misalignment = b.create<LLVM::AndOp>(loc, bytes, constant(i64, kLineBytes - 1));
+    return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, misalignment, constant(i64, 0));
+  };
+  // Whether the task's first column of `f` (a tensor) starts a line.
+  auto firstColumnAligned = [&](ArgField f) {
+    Value base = field(f, f32Ptr);
+    Value address = b.create<LLVM::PtrToIntOp>(loc, i64, base);
+    Value vBegin = field(kVBegin, i64);
+    Value columnBytes = b.create<LLVM::MulOp>(loc, vBegin, constant(i64, 4));
+    Value first = b.create<LLVM::AddOp>(loc, address, columnBytes);
+    return lineAligned(first);
+  };
+  auto strideAligned = [&](ArgField f) {
+    Value stride = field(f, i64);
+    Value bytes = b.create<LLVM::MulOp>(loc, stride, constant(i64, 4));
+    return lineAligned(bytes);
+  };
   // Rows of V floats that do not start lines never stream (the flag 0).
   Value streaming;
   if ((entry.V * 4) % kLineBytes == 0) {
     Value asked = fieldIs(kFinalStateStores, GDR_STATE_STORES_STREAMING);
-    Value finalState = field(kFinalState, f32Ptr);
-    Value address = b.create<LLVM::PtrToIntOp>(loc, i64, finalState);
-    Value vBegin = field(kVBegin, i64);
-    Value floatBytes = constant(i64, 4);
-    Value columnBytes = b.create<LLVM::MulOp>(loc, vBegin, floatBytes);
-    Value first = b.create<LLVM::AddOp>(loc, address, columnBytes);
-    Value misalignment = b.create<LLVM::AndOp>(loc, first, constant(i64, kLineBytes - 1));
-    Value aligned = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, misalignment, constant(i64, 0));
+    Value aligned = firstColumnAligned(kFinalState);
     streaming = b.create<LLVM::AndOp>(loc, asked, aligned);
-    Value flag = b.create<LLVM::ZExtOp>(loc, i64, streaming);
-    operands.push_back(flag);
-  } else {
-    operands.push_back(constant(i64, 0));
+  }
+  // Out streams when every row of every readout starts a line.
+  Value outStreaming;
+  {
+    Value asked = fieldIs(kOutStores, GDR_STATE_STORES_STREAMING);
+    Value aligned = firstColumnAligned(kOut);
+    Value rows = strideAligned(kOutTokenStride);
+    if (entry.readouts > 1) {
+      Value readouts = strideAligned(kOutReadoutStride);
+      rows = b.create<LLVM::AndOp>(loc, rows, readouts);
+    }
+    Value starts = b.create<LLVM::AndOp>(loc, aligned, rows);
+    outStreaming = b.create<LLVM::AndOp>(loc, asked, starts);
+  }
+  for (Value flag : {streaming, outStreaming}) {
+    Value wide = flag ? b.create<LLVM::ZExtOp>(loc, i64, flag).getResult() : constant(i64, 0);
+    operands.push_back(wide);
   }
   // This task's tag, the next task's (0 without one) and its columns.
   {
@@ -224,10 +250,11 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
     operands.append({own, nextTag, nextColumns});
   }
   b.create<LLVM::CallOp>(loc, TypeRange{}, SymbolRefAttr::get(ctx, entry.body), operands);
-  if (streaming) {
+  {
+    Value streamed = streaming ? b.create<LLVM::OrOp>(loc, streaming, outStreaming).getResult() : outStreaming;
     Block* fence = fn.addBlock();
     Block* done = fn.addBlock();
-    b.create<LLVM::CondBrOp>(loc, streaming, fence, done);
+    b.create<LLVM::CondBrOp>(loc, streamed, fence, done);
     b.setInsertionPointToStart(fence);
     b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::seq_cst, StringRef());
     b.create<LLVM::BrOp>(loc, ValueRange{}, done);
@@ -236,8 +263,8 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
   b.create<LLVM::ReturnOp>(loc, ValueRange{constant(i32, 0)});
 }
 
-// vector.store marked gdr.nontemporal (LowerRecurrent's streaming final
-// state) as a non-temporal llvm.store aligned to its size (a non-temporal
+// vector.store marked gdr.nontemporal (LowerRecurrent's streamed final
+// state and out) as a non-temporal llvm.store aligned to its size (a non-temporal
 // store to an unaligned address faults on x86): the entry point streams
 // only rows that start a cache line, and LowerRecurrent only tiles of whole
 // lines.

@@ -18,7 +18,7 @@ __all__ = ["gated_delta_rule", "explain", "configure", "__version__"]
 
 def gated_delta_rule(query, key, value, decay, beta, initial_state=None, *, out=None, final_state=None,
                      route="auto", threads=0, layout="bhtd", cu_seqlens=None, initial_state_indices=None,
-                     final_state_indices=None, in_place=False, state_stores="auto"):
+                     final_state_indices=None, in_place=False, state_stores="auto", out_stores="auto"):
     """Runs the op; returns (out, final_state).
 
     query [B, Hq, T, K], key [B, Hk, T, K], value [B, H, T, V], decay
@@ -37,11 +37,12 @@ def gated_delta_rule(query, key, value, decay, beta, initial_state=None, *, out=
     states with non-temporal stores (they skip the cache: for a model that
     runs its other layers before this state is read again), "cached"
     through the cache; "auto" streams calls whose states outgrow the L2
-    caches, except in place. The GIL is released while the kernel runs.
+    caches, except in place; out_stores likewise for out (streamed when
+    it outgrows the L2 caches). The GIL is released while the kernel runs.
     """
     return _gdr.gated_delta_rule(query, key, value, decay, beta, initial_state, out, final_state, route,
                                  threads, layout, cu_seqlens, initial_state_indices, final_state_indices,
-                                 in_place, state_stores)
+                                 in_place, state_stores, out_stores)
 
 
 def explain(query, key, value, decay, beta, initial_state=None, *, route="auto", threads=0, layout="bhtd",

@@ -46,7 +46,8 @@ gdr::Layout parse_layout(const std::string& text) {
   raise_value_error("layout: expected 'bhtd' or 'bthd', got '" + text + "'");
 }
 
-gdr::Options parse_options(const std::string& route, int threads, const std::string& state_stores = "auto") {
+gdr::Options parse_options(const std::string& route, int threads, const std::string& state_stores = "auto",
+                           const std::string& out_stores = "auto") {
   gdr::Options options;
   if (!gdr::parse_route(route, &options.route))
     raise_value_error("route: unknown route '" + route +
@@ -55,6 +56,8 @@ gdr::Options parse_options(const std::string& route, int threads, const std::str
   options.threads = threads;
   if (!gdr::parse_state_stores(state_stores, &options.final_state_stores))
     raise_value_error("state_stores: expected 'auto', 'cached' or 'streaming', got '" + state_stores + "'");
+  if (!gdr::parse_state_stores(out_stores, &options.out_stores))
+    raise_value_error("out_stores: expected 'auto', 'cached' or 'streaming', got '" + out_stores + "'");
   return options;
 }
 
@@ -173,10 +176,11 @@ NumpyCall numpy_call(const py::object& query, const py::object& key, const py::o
                      const py::object& out, const py::object& final_state, const std::string& route, int threads,
                      const std::string& layout, const py::object& cu_seqlens,
                      const py::object& initial_state_indices, const py::object& final_state_indices,
-                     bool in_place, const std::string& state_stores = "auto") {
+                     bool in_place, const std::string& state_stores = "auto",
+                     const std::string& out_stores = "auto") {
   NumpyCall n;
   Call& c = n.call;
-  c.options = parse_options(route, threads, state_stores);
+  c.options = parse_options(route, threads, state_stores, out_stores);
   c.layout = parse_layout(layout);
   c.in_place = in_place;
   c.query = float_operand("query", query, false);
@@ -215,9 +219,10 @@ py::tuple gated_delta_rule(const py::object& query, const py::object& key, const
                            const py::object& out, const py::object& final_state, const std::string& route,
                            int threads, const std::string& layout, const py::object& cu_seqlens,
                            const py::object& initial_state_indices, const py::object& final_state_indices,
-                           bool in_place, const std::string& state_stores) {
+                           bool in_place, const std::string& state_stores, const std::string& out_stores) {
   NumpyCall n = numpy_call(query, key, value, decay, beta, initial_state, out, final_state, route, threads, layout,
-                           cu_seqlens, initial_state_indices, final_state_indices, in_place, state_stores);
+                           cu_seqlens, initial_state_indices, final_state_indices, in_place, state_stores,
+                           out_stores);
   Call& c = n.call;
   gdr::ShapedCall shaped = shape(c);
   // Outputs the caller did not give: out is written whole; a pool that

@@ -71,17 +71,24 @@ def test_in_place_equals_functional_bit_for_bit(rng):
     np.testing.assert_array_equal(out_in_place, out)
 
 
-def test_streamed_final_states_equal_cached_ones_bit_for_bit(rng):
-    # K = V = 16: rows of 64 bytes, so a pool that starts a cache line streams.
+def line_aligned(shape):
+    storage = np.zeros(int(np.prod(shape)) + 16, dtype=np.float32)
+    start = (-storage.ctypes.data // 4) % 16
+    array = storage[start:start + int(np.prod(shape))].reshape(shape)
+    assert array.ctypes.data % 64 == 0 and array.flags.c_contiguous
+    return array
+
+
+def test_streamed_final_states_and_outputs_equal_cached_ones_bit_for_bit(rng):
+    # K = V = 16: rows of 64 bytes, so a pool or out that starts a cache
+    # line streams.
     arrays = make_inputs(rng, B=2, H=3, T=5)
-    shape = arrays["initial_state"].shape
     results = {}
     for stores in ("cached", "streaming", "auto"):
-        storage = np.zeros(int(np.prod(shape)) + 16, dtype=np.float32)
-        start = (-storage.ctypes.data // 4) % 16
-        final = storage[start:start + int(np.prod(shape))].reshape(shape)
-        assert final.ctypes.data % 64 == 0 and final.flags.c_contiguous
-        results[stores] = gdr.gated_delta_rule(**arrays, final_state=final, state_stores=stores)
+        out = line_aligned(arrays["value"].shape)
+        final = line_aligned(arrays["initial_state"].shape)
+        results[stores] = gdr.gated_delta_rule(**arrays, out=out, final_state=final, state_stores=stores,
+                                               out_stores=stores)
     for stores in ("streaming", "auto"):
         np.testing.assert_array_equal(results[stores][0], results["cached"][0])
         np.testing.assert_array_equal(results[stores][1], results["cached"][1])
@@ -151,6 +158,7 @@ def bad(arrays, **changes):
     (lambda a: bad(a, threads=-1), "threads: must be >= 0"),
     (lambda a: bad(a, state_stores="nontemporal"),
      "state_stores: expected 'auto', 'cached' or 'streaming', got 'nontemporal'"),
+    (lambda a: bad(a, out_stores="fast"), "out_stores: expected 'auto', 'cached' or 'streaming', got 'fast'"),
 ])
 def test_bad_input_is_one_line_naming_the_argument_and_writes_nothing(change, message, rng):
     arrays = make_inputs(rng, B=1, H=4, T=6)

@@ -114,6 +114,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
 
   // Each state is read and written once per call.
   const int64_t state_bytes = 2 * heads * t.K * t.V * int64_t{sizeof(float)};
+  const bool stream_out = stream_outputs(options.out_stores, tensor_sizes(t).out * int64_t{sizeof(float)}, threads);
   const int64_t count = heads * parts;
   std::atomic<int32_t> failure{0};
   std::mutex message_mutex;
@@ -143,6 +144,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
     const bool over_initial = a.final_state == a.initial_state;
     if (stream_final_state(options.final_state_stores, state_bytes, threads, over_initial))
       a.final_state_stores = GDR_STATE_STORES_STREAMING;
+    if (stream_out) a.out_stores = GDR_STATE_STORES_STREAMING;
     // A worker runs the consecutive tasks of its block (ThreadPool::parallel_for);
     // the task after the block's last is another worker's.
     gdr_kernel_args next;

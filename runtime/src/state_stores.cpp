@@ -48,4 +48,12 @@ bool stream_final_state(StateStores requested, int64_t state_bytes, int threads,
   return state_bytes > threads * l2_bytes();
 }
 
+bool stream_outputs(StateStores requested, int64_t out_bytes, int threads) {
+  if (requested != StateStores::Automatic) return requested == StateStores::Streaming;
+  // Like final states: outputs beyond the L2 caches of the call's cores are
+  // gone from them when the call returns, and streaming saves each line's
+  // read before its write. MEASUREMENT_PLACEHOLDER
+  return out_bytes > threads * l2_bytes();
+}
+
 }  // namespace gdr

@@ -1,4 +1,5 @@
-// Whether a call streams its final states (Options::final_state_stores).
+// Whether a call streams its final states and outputs (Options::final_state_stores,
+// Options::out_stores).
 #pragma once
 
 #include <cstdint>
@@ -12,5 +13,9 @@ namespace gdr {
 // `threads` threads, for a task whose final state is written `over_initial`
 // (where its initial state was just read: in place).
 bool stream_final_state(StateStores requested, int64_t state_bytes, int threads, bool over_initial);
+
+// Whether a call that writes `out_bytes` of outputs on `threads` threads
+// streams them: `requested`, with Automatic resolved.
+bool stream_outputs(StateStores requested, int64_t out_bytes, int threads);
 
 }  // namespace gdr

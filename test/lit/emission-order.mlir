@@ -27,7 +27,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // offset 0, size 2^62, stride 1), the scratch (its size the floats given),
 // and T, the six token strides, the two readout strides, v_begin, v_end.
 // ENTRY-LABEL: llvm.func @order(
-// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>, i64)>>) -> i32 attributes {{.*}} {
+// ENTRY-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>, i64, i64)>>) -> i32 attributes {{.*}} {
 // ENTRY-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 // ENTRY-NEXT: %[[PAGE:.*]] = llvm.alloca %[[ONE]] x i8 {alignment = 4096 : i64} : (i64) -> !llvm.ptr<i8>
 // ENTRY-NEXT: %[[BYTE:.*]] = llvm.mlir.constant(0 : i8) : i8
@@ -242,8 +242,57 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.mlir.constant(22 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 22] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[V_END:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
-// V = 12 floats: rows do not start cache lines, the streaming flag is 0.
+// Whether out streams: asked (field 28), its first column and both of its
+// strides (token, field 18; readout, field 20: two readouts) whole lines.
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(28 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 28] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[GOT_OUT_STORES:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[STREAMING:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[OUT_ASKED:.*]] = llvm.icmp "eq" %[[GOT_OUT_STORES]], %[[STREAMING]] : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(6 : i32) : i32
+// ENTRY-NEXT: llvm.getelementptr %[[ARGS]][%[[Z]], 6] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: llvm.load
+// ENTRY-NEXT: llvm.ptrtoint
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(21 : i32) : i32
+// ENTRY-NEXT: llvm.getelementptr
+// ENTRY-NEXT: llvm.load
+// ENTRY-NEXT: llvm.mlir.constant(4 : i64) : i64
+// ENTRY-NEXT: llvm.mul
+// ENTRY-NEXT: llvm.add
+// ENTRY-NEXT: llvm.mlir.constant(63 : i64) : i64
+// ENTRY-NEXT: llvm.and
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[OUT_ALIGNED:.*]] = llvm.icmp "eq"
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(18 : i32) : i32
+// ENTRY-NEXT: llvm.getelementptr %[[ARGS]][%[[Z]], 18] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: llvm.load
+// ENTRY-NEXT: llvm.mlir.constant(4 : i64) : i64
+// ENTRY-NEXT: llvm.mul
+// ENTRY-NEXT: llvm.mlir.constant(63 : i64) : i64
+// ENTRY-NEXT: llvm.and
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[TOKENS_ALIGNED:.*]] = llvm.icmp "eq"
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(20 : i32) : i32
+// ENTRY-NEXT: llvm.getelementptr %[[ARGS]][%[[Z]], 20] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: llvm.load
+// ENTRY-NEXT: llvm.mlir.constant(4 : i64) : i64
+// ENTRY-NEXT: llvm.mul
+// ENTRY-NEXT: llvm.mlir.constant(63 : i64) : i64
+// ENTRY-NEXT: llvm.and
+// ENTRY-NEXT: llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[READOUTS_ALIGNED:.*]] = llvm.icmp "eq"
+// ENTRY-NEXT: %[[ROWS_ALIGNED:.*]] = llvm.and %[[TOKENS_ALIGNED]], %[[READOUTS_ALIGNED]] : i1
+// ENTRY-NEXT: %[[OUT_STARTS:.*]] = llvm.and %[[OUT_ALIGNED]], %[[ROWS_ALIGNED]] : i1
+// ENTRY-NEXT: %[[OUT_STREAM:.*]] = llvm.and %[[OUT_ASKED]], %[[OUT_STARTS]] : i1
+// V = 12 floats: rows do not start cache lines, the final state's streaming
+// flag is 0.
 // ENTRY-NEXT: %[[NO_STREAMING:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[OUT_FLAG:.*]] = llvm.zext %[[OUT_STREAM]] : i1 to i64
 // Then this task's tag, the next task's (0 without one) and its columns.
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(27 : i32) : i32
@@ -264,7 +313,12 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[NEXT_ARGS]][%[[Z]], 22] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[NEXT_END:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
 // ENTRY-NEXT: %[[NEXT_COLUMNS:.*]] = llvm.sub %[[NEXT_END]], %[[NEXT_BEGIN]] : i64
-// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[NEXT]], %[[NEXT]], %[[NEXT_OFFSET]], %[[NEXT_SIZE]], %[[NEXT_STRIDE]], %[[NEXT_QUERY]], %[[NEXT_QUERY]], %[[NEXT_QUERY_OFFSET]], %[[NEXT_QUERY_SIZE]], %[[NEXT_QUERY_STRIDE]], %[[NEXT_KEY]], %[[NEXT_KEY]], %[[NEXT_KEY_OFFSET]], %[[NEXT_KEY_SIZE]], %[[NEXT_KEY_STRIDE]], %[[NEXT_DECAY]], %[[NEXT_DECAY]], %[[NEXT_DECAY_OFFSET]], %[[NEXT_DECAY_SIZE]], %[[NEXT_DECAY_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[NEXT_T]], %[[NEXT_QUERY_TOKEN_STRIDE]], %[[NEXT_KEY_TOKEN_STRIDE]], %[[NEXT_DECAY_TOKEN_STRIDE]], %[[NEXT_QUERY_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]], %[[NO_STREAMING]], %[[OWN_TAG]], %[[NEXT_TAG]], %[[NEXT_COLUMNS]]) : ({{.*}}) -> ()
+// ENTRY-NEXT: llvm.call @order_body(%[[QUERY]], %[[QUERY]], %[[QUERY_OFFSET]], %[[QUERY_SIZE]], %[[QUERY_STRIDE]], %[[KEY]], %[[KEY]], %[[KEY_OFFSET]], %[[KEY_SIZE]], %[[KEY_STRIDE]], %[[VALUE]], %[[VALUE]], %[[VALUE_OFFSET]], %[[VALUE_SIZE]], %[[VALUE_STRIDE]], %[[DECAY]], %[[DECAY]], %[[DECAY_OFFSET]], %[[DECAY_SIZE]], %[[DECAY_STRIDE]], %[[BETA]], %[[BETA]], %[[BETA_OFFSET]], %[[BETA_SIZE]], %[[BETA_STRIDE]], %[[S0]], %[[S0]], %[[S0_OFFSET]], %[[S0_SIZE]], %[[S0_STRIDE]], %[[OUT]], %[[OUT]], %[[OUT_OFFSET]], %[[OUT_SIZE]], %[[OUT_STRIDE]], %[[S1]], %[[S1]], %[[S1_OFFSET]], %[[S1_SIZE]], %[[S1_STRIDE]], %[[SCRATCH]], %[[SCRATCH]], %[[SCRATCH_OFFSET]], %[[SCRATCH_FLOATS]], %[[SCRATCH_STRIDE]], %[[NEXT]], %[[NEXT]], %[[NEXT_OFFSET]], %[[NEXT_SIZE]], %[[NEXT_STRIDE]], %[[NEXT_QUERY]], %[[NEXT_QUERY]], %[[NEXT_QUERY_OFFSET]], %[[NEXT_QUERY_SIZE]], %[[NEXT_QUERY_STRIDE]], %[[NEXT_KEY]], %[[NEXT_KEY]], %[[NEXT_KEY_OFFSET]], %[[NEXT_KEY_SIZE]], %[[NEXT_KEY_STRIDE]], %[[NEXT_DECAY]], %[[NEXT_DECAY]], %[[NEXT_DECAY_OFFSET]], %[[NEXT_DECAY_SIZE]], %[[NEXT_DECAY_STRIDE]], %[[T]], %[[QUERY_TOKEN_STRIDE]], %[[KEY_TOKEN_STRIDE]], %[[VALUE_TOKEN_STRIDE]], %[[DECAY_TOKEN_STRIDE]], %[[BETA_TOKEN_STRIDE]], %[[OUT_TOKEN_STRIDE]], %[[QUERY_READOUT_STRIDE]], %[[OUT_READOUT_STRIDE]], %[[NEXT_T]], %[[NEXT_QUERY_TOKEN_STRIDE]], %[[NEXT_KEY_TOKEN_STRIDE]], %[[NEXT_DECAY_TOKEN_STRIDE]], %[[NEXT_QUERY_READOUT_STRIDE]], %[[V_BEGIN]], %[[V_END]], %[[NO_STREAMING]], %[[OUT_FLAG]], %[[OWN_TAG]], %[[NEXT_TAG]], %[[NEXT_COLUMNS]]) : ({{.*}}) -> ()
+// ENTRY-NEXT: llvm.cond_br %[[OUT_STREAM]], ^[[FENCE:.*]], ^[[DONE:[^ ]*]]{{$}}
+// ENTRY-NEXT: ^[[FENCE]]:
+// ENTRY-NEXT: llvm.fence seq_cst
+// ENTRY-NEXT: llvm.br ^[[DONE]]
+// ENTRY-NEXT: ^[[DONE]]:
 // ENTRY-NEXT: %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[OK]] : i32
 // ENTRY-NEXT: }
@@ -275,9 +329,11 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // prefetch of it comes before the row's load.
 // BODY-LABEL: func private @order_streaming_body(
 // BODY-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index,
-// BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index)
+// BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OUT_STREAM_ARG:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index)
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %[[C0]] : index
+// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// BODY-NEXT: arith.cmpi ne, %[[OUT_STREAM_ARG]], %[[C0]] : index
 // T = 0's copy streams.
 // BODY: scf.if %[[STREAM]] {
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
@@ -298,9 +354,9 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: memref.prefetch %[[AHEAD]][%[[LINE]]], read, locality<3>, data : memref<?xf32>
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 
-// The entry point streams if asked (field 25 is 1) and the task's first
-// final-state row starts a line: (final_state + 4 v_begin) & 63 = 0; then
-// a fence after the body.
+// The entry point streams the final state if asked (field 25 is 1) and the
+// task's first final-state row starts a line: (final_state + 4 v_begin) &
+// 63 = 0; then (if it streams either) a fence after the body.
 // ENTRY-LABEL: llvm.func @order_streaming(
 // ENTRY: llvm.getelementptr %[[ARGS:arg[0-9]+]][%{{.*}}, 22] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[V_END:.*]] = llvm.load %{{.*}} : !llvm.ptr<i64>
@@ -327,7 +383,45 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: %[[ALIGNED:.*]] = llvm.icmp "eq" %[[OFF_LINE]], %[[Z]] : i64
 // ENTRY-NEXT: %[[STREAM:.*]] = llvm.and %[[ASKED]], %[[ALIGNED]] : i1
+// Out streams if asked (field 28 is 1), the task's first out column
+// starts a line and so does every token's row (4 out_token_stride & 63 =
+// 0; one readout: its stride unused).
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(28 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 28] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[GOT_OUT_STORES:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[STREAMING:.*]] = llvm.mlir.constant(1 : i64) : i64
+// ENTRY-NEXT: %[[OUT_ASKED:.*]] = llvm.icmp "eq" %[[GOT_OUT_STORES]], %[[STREAMING]] : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(6 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 6] : {{.*}} -> !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[OUT:.*]] = llvm.load %[[P]] : !llvm.ptr<ptr<f32>>
+// ENTRY-NEXT: %[[ADDRESS:.*]] = llvm.ptrtoint %[[OUT]] : !llvm.ptr<f32> to i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(21 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 21] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[V_BEGIN:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
+// ENTRY-NEXT: %[[COLUMN_BYTES:.*]] = llvm.mul %[[V_BEGIN]], %[[FOUR]] : i64
+// ENTRY-NEXT: %[[FIRST:.*]] = llvm.add %[[ADDRESS]], %[[COLUMN_BYTES]] : i64
+// ENTRY-NEXT: %[[MASK:.*]] = llvm.mlir.constant(63 : i64) : i64
+// ENTRY-NEXT: %[[OFF_LINE:.*]] = llvm.and %[[FIRST]], %[[MASK]] : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[OUT_ALIGNED:.*]] = llvm.icmp "eq" %[[OFF_LINE]], %[[Z]] : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: llvm.mlir.constant(18 : i32) : i32
+// ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 18] : {{.*}} -> !llvm.ptr<i64>
+// ENTRY-NEXT: %[[OUT_STRIDE:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
+// ENTRY-NEXT: %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
+// ENTRY-NEXT: %[[STRIDE_BYTES:.*]] = llvm.mul %[[OUT_STRIDE]], %[[FOUR]] : i64
+// ENTRY-NEXT: %[[MASK:.*]] = llvm.mlir.constant(63 : i64) : i64
+// ENTRY-NEXT: %[[OFF_LINE:.*]] = llvm.and %[[STRIDE_BYTES]], %[[MASK]] : i64
+// ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// ENTRY-NEXT: %[[ROWS_ALIGNED:.*]] = llvm.icmp "eq" %[[OFF_LINE]], %[[Z]] : i64
+// ENTRY-NEXT: %[[OUT_STARTS:.*]] = llvm.and %[[OUT_ALIGNED]], %[[ROWS_ALIGNED]] : i1
+// ENTRY-NEXT: %[[OUT_STREAM:.*]] = llvm.and %[[OUT_ASKED]], %[[OUT_STARTS]] : i1
 // ENTRY-NEXT: %[[FLAG:.*]] = llvm.zext %[[STREAM]] : i1 to i64
+// ENTRY-NEXT: %[[OUT_FLAG:.*]] = llvm.zext %[[OUT_STREAM]] : i1 to i64
 // ENTRY-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
 // ENTRY-NEXT: llvm.mlir.constant(27 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 27] : {{.*}} -> !llvm.ptr<i64>
@@ -347,8 +441,9 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.getelementptr
 // ENTRY-NEXT: llvm.load
 // ENTRY-NEXT: %[[NEXT_COLUMNS:.*]] = llvm.sub
-// ENTRY-NEXT: llvm.call @order_streaming_body({{.*}}, %[[V_END]], %[[FLAG]], %[[OWN_TAG]], %[[NEXT_TAG]], %[[NEXT_COLUMNS]])
-// ENTRY-NEXT: llvm.cond_br %[[STREAM]], ^[[FENCE:.*]], ^[[DONE:[^ ]*]]{{$}}
+// ENTRY-NEXT: llvm.call @order_streaming_body({{.*}}, %[[V_END]], %[[FLAG]], %[[OUT_FLAG]], %[[OWN_TAG]], %[[NEXT_TAG]], %[[NEXT_COLUMNS]])
+// ENTRY-NEXT: %[[EITHER:.*]] = llvm.or %[[STREAM]], %[[OUT_STREAM]] : i1
+// ENTRY-NEXT: llvm.cond_br %[[EITHER]], ^[[FENCE:.*]], ^[[DONE:[^ ]*]]{{$}}
 // ENTRY-NEXT: ^[[FENCE]]:
 // ENTRY-NEXT: llvm.fence seq_cst
 // ENTRY-NEXT: llvm.br ^[[DONE]]

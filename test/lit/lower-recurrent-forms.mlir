@@ -89,7 +89,7 @@ gdr.kernel @scalar problem <k = 4, v = 4, element_type = f32, gate = scalar, rou
 // CHECK-NEXT: vector.fma %[[S]], %{{.*}}, %{{.*}} : vector<4xf32>
 // CHECK-NEXT: arith.constant
 // The pairs: the first token's out row, its delta, then k · q and both
-// readouts' stores.
+// readouts' outputs, then their stores.
 // CHECK: scf.for %[[J:[^ ]*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SK0:[^ ]*]] = %{{[^,]*}}, %[[SK1:[^ ]*]] = %{{[^,]*}}, %[[SQ00:[^ ]*]] = %{{[^,]*}}, %[[SQ01:[^ ]*]] = %{{[^,]*}}, %[[SQ10:[^ ]*]] = %{{[^,]*}}, %[[SQ11:[^ ]*]] = %{{[^,]*}},
 // CHECK: %[[OUT_TOKEN:.*]] = arith.muli %{{.*}}, %[[OUT_STRIDE]] : index
 // CHECK-NEXT: %[[OUT_ROW:.*]] = arith.addi %[[OUT_TOKEN]], %{{.*}} : index
@@ -101,28 +101,29 @@ gdr.kernel @scalar problem <k = 4, v = 4, element_type = f32, gate = scalar, rou
 // CHECK-NEXT: %[[KQ0:.*]] = vector.broadcast %[[KQ0_SCALAR]] : f32 to vector<4xf32>
 // CHECK-NEXT: %[[C:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[ROW0:.*]] = arith.addi %[[OUT_ROW]], %[[C]] : index
-// CHECK-NEXT: %[[O:.*]] = vector.fma %[[KQ0]], %[[DELTA0]], %[[SQ00]] : vector<4xf32>
+// CHECK-NEXT: %[[O00:.*]] = vector.fma %[[KQ0]], %[[DELTA0]], %[[SQ00]] : vector<4xf32>
 // CHECK-NEXT: %[[C:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROW0]], %[[C]] : index
-// CHECK-NEXT: vector.store %[[O]], %[[OUT]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// CHECK-NEXT: %[[O:.*]] = vector.fma %[[KQ0]], %[[DELTA1]], %[[SQ01]] : vector<4xf32>
+// CHECK-NEXT: %[[AT00:.*]] = arith.addi %[[ROW0]], %[[C]] : index
+// CHECK-NEXT: %[[O01:.*]] = vector.fma %[[KQ0]], %[[DELTA1]], %[[SQ01]] : vector<4xf32>
 // CHECK-NEXT: %[[C:.*]] = arith.constant 4 : index
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROW0]], %[[C]] : index
-// CHECK-NEXT: vector.store %[[O]], %[[OUT]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: %[[AT01:.*]] = arith.addi %[[ROW0]], %[[C]] : index
 // CHECK-NOT: vector.store %{{.*}}, %[[OUT]]
 // CHECK: %[[KQ1_SCALAR:.*]] = memref.load %[[SCRATCH]][%{{.*}}] : memref<?xf32>
 // CHECK-NEXT: %[[KQ1:.*]] = vector.broadcast %[[KQ1_SCALAR]] : f32 to vector<4xf32>
 // CHECK-NEXT: %[[C:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[READOUT1:.*]] = arith.muli %[[OUT_READOUT]], %[[C]] : index
 // CHECK-NEXT: %[[ROW1:.*]] = arith.addi %[[OUT_ROW]], %[[READOUT1]] : index
-// CHECK-NEXT: %[[O:.*]] = vector.fma %[[KQ1]], %[[DELTA0]], %[[SQ10]] : vector<4xf32>
+// CHECK-NEXT: %[[O10:.*]] = vector.fma %[[KQ1]], %[[DELTA0]], %[[SQ10]] : vector<4xf32>
 // CHECK-NEXT: %[[C:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROW1]], %[[C]] : index
-// CHECK-NEXT: vector.store %[[O]], %[[OUT]][%[[AT]]] : memref<?xf32>, vector<4xf32>
-// CHECK-NEXT: %[[O:.*]] = vector.fma %[[KQ1]], %[[DELTA1]], %[[SQ11]] : vector<4xf32>
+// CHECK-NEXT: %[[AT10:.*]] = arith.addi %[[ROW1]], %[[C]] : index
+// CHECK-NEXT: %[[O11:.*]] = vector.fma %[[KQ1]], %[[DELTA1]], %[[SQ11]] : vector<4xf32>
 // CHECK-NEXT: %[[C:.*]] = arith.constant 4 : index
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROW1]], %[[C]] : index
-// CHECK-NEXT: vector.store %[[O]], %[[OUT]][%[[AT]]] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: %[[AT11:.*]] = arith.addi %[[ROW1]], %[[C]] : index
+// Then the token's stores (cached: tiles of 8 floats are not whole lines).
+// CHECK-NEXT: vector.store %[[O00]], %[[OUT]][%[[AT00]]] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: vector.store %[[O01]], %[[OUT]][%[[AT01]]] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: vector.store %[[O10]], %[[OUT]][%[[AT10]]] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: vector.store %[[O11]], %[[OUT]][%[[AT11]]] : memref<?xf32>, vector<4xf32>
 gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 1, prefetch = 0>
 
 // The entry points compare the decay kind (field 11) and the readouts
@@ -130,7 +131,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // and V); <name>_info ends with the decay kind and the readouts: ABI
 // version, K, V, column alignment, scratch floats, vector bits, decay kind,
 // readouts, then token steps (1).
-// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[5, 4, 4, 4, 2342, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[6, 4, 4, 4, 2342, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @scalar(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -150,7 +151,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[5, 4, 4, 4, 2342, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[6, 4, 4, 4, 2342, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @grouped(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -170,4 +171,4 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[5, 4, 8, 4, 3142, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[6, 4, 8, 4, 3142, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>

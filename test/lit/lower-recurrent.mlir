@@ -13,13 +13,14 @@
 // its query, key and decay, T, six token strides (query, key, value, decay,
 // beta, out), two readout strides (query, out), the next task's T, its
 // token strides of query, key and decay and its query readout stride,
-// v_begin, v_end, the streaming flag, this task's tag, the next task's and
-// its column count. Scratch: the packed tile, 128 tokens' rows and
+// v_begin, v_end, the streaming flags of the final state and of out, this
+// task's tag, the next task's and its column count. Scratch: the packed tile, 128 tokens' rows and
 // scalars, a scale per pair, three rows of P, the next task's first sums
 // and their tag: 16·32 + 128·(3·16 + 4) + 64·16 + 3·16 + 2·32 + 2 = 8306.
-// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[NEXT_QUERY:[^:]*]]: memref<?xf32>, %[[NEXT_KEY:[^:]*]]: memref<?xf32>, %[[NEXT_DECAY_ROWS:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OWN_TAG:[^:]*]]: index, %[[NEXT_TAG:[^:]*]]: index, %[[NEXT_COLUMNS:[^:]*]]: index)
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[NEXT_QUERY:[^:]*]]: memref<?xf32>, %[[NEXT_KEY:[^:]*]]: memref<?xf32>, %[[NEXT_DECAY_ROWS:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OUT_STREAM_ARG:[^:]*]]: index, %[[OWN_TAG:[^:]*]]: index, %[[NEXT_TAG:[^:]*]]: index, %[[NEXT_COLUMNS:[^:]*]]: index)
 // CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8306 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
+// CHECK: %[[OUT_STREAM:.*]] = arith.cmpi ne, %[[OUT_STREAM_ARG]], %{{.*}} : index
 // T = 0 copies the state row by row, each row's tiles in turn (no loop
 // over heads), streamed (whole tiles of whole lines) or cached.
 // CHECK: scf.if %[[STREAM]] {
@@ -82,6 +83,13 @@
 // CHECK: %[[FOLLOWING:.*]] = arith.addi %[[COL]], %{{.*}} : index
 // CHECK-NEXT: %[[MORE:.*]] = arith.cmpi ult, %[[FOLLOWING]], %[[END]] : index
 // CHECK-NEXT: scf.if %[[MORE]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// The token's outputs, streamed (if asked: whole vectors, non-temporally)
+// or cached.
+// CHECK: scf.if %[[OUT_STREAM]] {
+// CHECK: vector.store %{{.*}}, %[[OUT]][%{{.*}}] {gdr.nontemporal}
+// CHECK: } else {
+// CHECK-NOT: gdr.nontemporal
+// CHECK: vector.store %{{.*}}, %[[OUT]][%{{.*}}] :
 // CHECK: %[[LAST_STREAM:.*]] = arith.andi %[[STREAM]], %{{.*}} : i1
 // CHECK-NEXT: scf.if %[[LAST_STREAM]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK-NEXT: %[[TWO_TILES:.*]] = arith.constant 64 : index
@@ -127,6 +135,7 @@
 // CHECK-NEXT: vector.store %[[TAG_BITS]], %[[SCRATCH]][%[[NEW_TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // Else no sums to carry; its streamed sweep prefetches the tile after it.
 // CHECK-NEXT: } else {
+// CHECK: scf.if %[[OUT_STREAM]] {
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: %[[ONE_TILE:.*]] = arith.constant 32 : index
 // CHECK-NEXT: arith.addi %[[COL]], %[[ONE_TILE]] : index
@@ -179,7 +188,7 @@ gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> sc
 // prefetch = 2: each token reads the rows of token min(t + 2, T - 1): key,
 // decay, query (K = 32: two lines each), beta (its line: token-major, H
 // floats apart), value (v_tile 32: two lines), and write-prefetches the same
-// output lines.
+// output lines unless out is streamed (then never read).
 // CHECK-LABEL: func private @prefetching_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>
 // CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c2{{.*}} : index
@@ -188,6 +197,8 @@ gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> sc
 // CHECK-COUNT-6: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
 // CHECK: memref.prefetch %[[BETA]][%{{.*}}], read, locality<3>, data : memref<?xf32>
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: } else {
 // CHECK: memref.prefetch %{{.*}}[%{{.*}}], write, locality<3>, data : memref<?xf32>
 gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 

@@ -18,7 +18,7 @@
 // CHECK: llvm.intr.masked.load
 // CHECK: llvm.intr.masked.store
 // CHECK-LABEL: llvm.func @gdr_k64_v80(
-// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>, i64)>>) -> i32
+// CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr<struct<(ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, ptr<f32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, ptr<f32>, i64, i64, ptr<i8>, i64, i64)>>) -> i32
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 9]
 // CHECK: llvm.mlir.constant(64 : i64)
 // CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 10]
@@ -51,9 +51,14 @@
 // CHECK: llvm.ptrtoint
 // CHECK: llvm.mlir.constant(63 : i64)
 // CHECK: %[[STREAM:.*]] = llvm.and {{.*}} : i1
+// Out streams if asked (field 28 is 1) and every row of it starts a line.
+// CHECK: llvm.getelementptr %[[ARGS]][%{{.*}}, 28]
+// CHECK: llvm.and {{.*}} : i1
+// CHECK-NEXT: %[[OUT_STREAM:.*]] = llvm.and {{.*}} : i1
 // CHECK: llvm.call @gdr_k64_v80_body(
-// Then a fence orders the non-temporal stores.
-// CHECK: llvm.cond_br %[[STREAM]], ^[[FENCE:.*]], ^[[DONE:.*]]
+// Then a fence orders the non-temporal stores of either.
+// CHECK: %[[EITHER:.*]] = llvm.or %[[STREAM]], %[[OUT_STREAM]] : i1
+// CHECK: llvm.cond_br %[[EITHER]], ^[[FENCE:.*]], ^[[DONE:.*]]
 // CHECK: ^[[FENCE]]:
 // CHECK-NEXT: llvm.fence seq_cst
 // CHECK: ^[[DONE]]:
@@ -62,5 +67,5 @@
 // The kernel's facts for loaders (kernel_abi.h, gdr_kernel_info_field): ABI
 // version, K, V, column alignment (the vector width), scratch floats,
 // vector bits, decay kind (0: channelwise), readouts, token steps.
-// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[5, 64, 80, 16, 33602, 512, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// CHECK: llvm.mlir.global external constant @gdr_k64_v80_info(dense<[6, 64, 80, 16, 33602, 512, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 gdr.kernel @gdr_k64_v80 problem <k = 64, v = 80, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>

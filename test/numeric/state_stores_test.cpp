@@ -1,7 +1,8 @@
-// Streaming final states (Options::final_state_stores, kernel_abi.h): the
-// generated kernels' non-temporal path gives the cached path's bits in
-// every form, and falls back to cached stores where rows do not start cache
-// lines (a misaligned non-temporal store would fault).
+// Streaming final states and outputs (Options::final_state_stores,
+// Options::out_stores, kernel_abi.h): the generated kernels' non-temporal
+// paths give the cached path's bits in every form, and fall back to cached
+// stores where rows do not start cache lines (a misaligned non-temporal
+// store would fault).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -21,24 +22,29 @@ class StateStoresTest : public ::testing::Test {
   static void SetUpTestSuite() { ASSERT_TRUE(tools::install_all_routes()); }
 };
 
-using Runner = std::function<Status(const Tensors&, const Options&)>;
-Status run_recurrent(const Tensors& t, const Options& o) { return run(t, o); }
+// Where the final pool and out start: `state` and `out` floats past a
+// 64-byte boundary.
+struct Offsets {
+  int64_t state, out;
+};
 
-// Runs `p` with `stores`, its final pool at a 64-byte boundary plus `offset`
-// floats; returns (out, final pool).
-std::pair<std::vector<float>, std::vector<float>> run_with(Problem p, StateStores stores, int64_t offset,
+// Runs `p` with `stores` for both final states and outputs at `offsets`;
+// returns (out, final pool).
+std::pair<std::vector<float>, std::vector<float>> run_with(Problem p, StateStores stores, Offsets offsets,
                                                           int threads, const std::string& what,
-                                                          const Runner& runner = run_recurrent) {
+                                                          const Runner& runner = route_runner()) {
   Tensors t = p.tensors();
-  ShiftedCopy pool(p.form.in_place ? p.initial_state : p.final_state, offset);
+  ShiftedCopy pool(p.form.in_place ? p.initial_state : p.final_state, offsets.state);
+  ShiftedCopy out(p.out, offsets.out);
   if (p.form.in_place) t.initial_state = pool.data;
   t.final_state = pool.data;
+  t.out = out.data;
   Options o;
   o.route = Route::Recurrent;
   o.threads = threads;
-  o.final_state_stores = stores;
+  o.final_state_stores = o.out_stores = stores;
   EXPECT_TRUE(runner(t, o)) << what;
-  return {{p.out.begin(), p.out.end()}, pool.values()};
+  return {out.values(), pool.values()};
 }
 
 TEST_F(StateStoresTest, StreamingGivesTheCachedBitsInEveryForm) {
@@ -75,12 +81,14 @@ TEST_F(StateStoresTest, StreamingGivesTheCachedBitsInEveryForm) {
         o.form = c.form;
         o.seed = uint64_t(T) + 7;
         Problem p = make_problem(c.B, c.H, T, c.K, c.V, o);
-        const auto cached = run_with(p, StateStores::Cached, 0, threads, what);
-        // 1 and 4 floats: rows do not start lines (cached stores); 16: they do.
-        for (int64_t offset : {0, 1, 4, 16}) {
-          const auto streamed = run_with(p, StateStores::Streaming, offset, threads, what);
-          EXPECT_EQ(streamed.first, cached.first) << what << " offset " << offset;
-          EXPECT_EQ(streamed.second, cached.second) << what << " offset " << offset;
+        const auto cached = run_with(p, StateStores::Cached, {0, 0}, threads, what);
+        // 1 and 4 floats: rows do not start lines (cached stores); 16: they
+        // do; one tensor streamed, the other not.
+        for (Offsets at : {Offsets{0, 0}, {1, 1}, {4, 4}, {16, 16}, {1, 0}, {0, 4}}) {
+          const std::string where = " offsets " + std::to_string(at.state) + ", " + std::to_string(at.out);
+          const auto streamed = run_with(p, StateStores::Streaming, at, threads, what);
+          EXPECT_EQ(streamed.first, cached.first) << what << where;
+          EXPECT_EQ(streamed.second, cached.second) << what << where;
         }
       }
 }
@@ -106,8 +114,8 @@ TEST_F(StateStoresTest, TilesOfPartLinesAreCachedTheRestStreamed) {
           const std::string what = std::string(text) + " H=" + std::to_string(H) + " T=" + std::to_string(T) +
                                    " threads=" + std::to_string(threads);
           Problem p = make_problem(1, H, T, K, V, {});
-          const auto cached = run_with(p, StateStores::Cached, 0, threads, what, runner);
-          const auto streamed = run_with(p, StateStores::Streaming, 0, threads, what, runner);
+          const auto cached = run_with(p, StateStores::Cached, {0, 0}, threads, what, runner);
+          const auto streamed = run_with(p, StateStores::Streaming, {0, 0}, threads, what, runner);
           EXPECT_EQ(streamed.first, cached.first) << what;
           EXPECT_EQ(streamed.second, cached.second) << what;
         }
@@ -122,7 +130,7 @@ TEST_F(StateStoresTest, StreamingIsWithinTheContract) {
   Problem p = make_problem(2, 4, 9, 32, 64, o);
   Options options;
   options.route = Route::Recurrent;
-  options.final_state_stores = StateStores::Streaming;
+  options.final_state_stores = options.out_stores = StateStores::Streaming;
   expect_within_contract(p, options, "streaming");
 }
 

@@ -188,24 +188,30 @@ TEST(GdrBenchTest, BadFormFlagsAreOneLine) {
 }
 
 // A +cached or +streaming suffix sets how one implementation writes final
-// states: its rows and records keep the name; another suffix is one line.
+// states, +out-cached or +out-streaming its outputs (both may be given):
+// its rows and records keep the name; another suffix is one line.
 TEST(GdrBenchTest, StateStoresSuffixNamesTheImplementation) {
   const TempDir dir("gdr-bench-test");
   std::string out, err;
-  ASSERT_EQ(bench(dir, "--impl reference+cached,reference+streaming --H 2 --K 16 --V 16 --T 0,1 --threads 1 "
+  ASSERT_EQ(bench(dir, "--impl reference+cached,reference+streaming+out-streaming --H 2 --K 16 --V 16 --T 0,1 --threads 1 "
                        "--seconds 0.01 --json " + dir.path("b.json"), &out, &err),
             0) << err;
-  for (const char* row : {"\nreference+cached ", "\nreference+streaming ", "floor: reference+streaming "})
+  for (const char* row :
+       {"\nreference+cached ", "\nreference+streaming+out-streaming ", "floor: reference+streaming+out-streaming "})
     EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
   EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
   EXPECT_EQ(check_json(dir,
                        "import json, sys\n"
                        "r = json.load(open(sys.argv[1]))\n"
-                       "assert [x['impl'] for x in r[1:]] == ['reference+cached', 'reference+streaming'] * 2, r\n",
+                       "assert [x['impl'] for x in r[1:]] == \\\n"
+                       "    ['reference+cached', 'reference+streaming+out-streaming'] * 2, r\n",
                        dir.path("b.json")),
             0);
-  EXPECT_EQ(bench(dir, "--impl reference+fast --H 2 --json " + dir.path("c.json"), &out, &err), 2);
-  EXPECT_EQ(err, "gdr-bench: --impl reference+fast: the suffix must be +cached or +streaming\n");
+  for (const char* impl : {"reference+fast", "reference+out-fast+cached"}) {
+    EXPECT_EQ(bench(dir, std::string("--impl ") + impl + " --H 2 --json " + dir.path("c.json"), &out, &err), 2);
+    EXPECT_EQ(err, std::string("gdr-bench: --impl ") + impl +
+                       ": a suffix must be +cached, +streaming, +out-cached or +out-streaming\n");
+  }
   EXPECT_FALSE(std::ifstream(dir.path("c.json")).good());
 }
 

@@ -63,6 +63,7 @@ struct StoresAsked {
   const float* initial;
   int64_t stores;
   const float* next;
+  int64_t out_stores;
 };
 std::map<std::pair<const float*, int64_t>, StoresAsked> g_asked;
 
@@ -70,7 +71,7 @@ int32_t record_stores(const gdr_kernel_args* a) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const float* next = a->next_task ? a->next_task->initial_state + a->next_task->v_begin : nullptr;
   const float* start = a->initial_state + a->v_begin;
-  g_asked[{start, a->T}] = {start, a->final_state_stores, next};
+  g_asked[{start, a->T}] = {start, a->final_state_stores, next, a->out_stores};
   return 0;
 }
 
@@ -162,6 +163,27 @@ TEST(Execute, BigAutomaticCallsStreamExceptOverTheirInitialStates) {
     for (const auto& [start, asked] : g_asked)
       EXPECT_EQ(asked.stores, in_place ? GDR_STATE_STORES_CACHED : GDR_STATE_STORES_STREAMING) << in_place;
   }
+}
+
+TEST(Execute, OutputsStreamWhenAskedOrBeyondTheL2OfTheCallsCores) {
+  // 8 KiB of outputs, then 32 MiB (4 heads x 16384 tokens x 128 floats),
+  // beyond any one core's L2; the states (4 x 16 x 128) are small.
+  for (int64_t T : {4, 16384})
+    for (StateStores stores : {StateStores::Automatic, StateStores::Cached, StateStores::Streaming}) {
+      test::Problem p = test::make_problem(1, 4, T, 16, 128, {});
+      g_asked.clear();
+      Options o;
+      o.threads = 1;
+      o.out_stores = stores;
+      ASSERT_TRUE(execute(stores_recorder(), p.tensors(), o));
+      ASSERT_EQ(g_asked.size(), 4u);
+      const bool streams = stores == StateStores::Streaming || (stores == StateStores::Automatic && T > 4);
+      for (const auto& [start, asked] : g_asked) {
+        EXPECT_EQ(asked.out_stores, streams ? GDR_STATE_STORES_STREAMING : GDR_STATE_STORES_CACHED)
+            << state_stores_name(stores) << " T=" << T;
+        EXPECT_EQ(asked.stores, GDR_STATE_STORES_CACHED) << state_stores_name(stores) << " T=" << T;
+      }
+    }
 }
 
 TEST(Execute, TokenMajorTasksRunAllTheirTokens) {

@@ -44,22 +44,25 @@ TEST(KernelInfo, ReadsTheTableIntoAKernel) {
 
 TEST(KernelInfo, RefusesAnotherAbiAndImpossibleKernels) {
   // Version 1's table had six fields, version 2's eight: only the first is
-  // read before refusing. Versions 3 and 4 had today's nine (3's arguments
-  // ended in next_initial_state, not next_task; 4's had no first_sums_tag).
+  // read before refusing. Versions 3 to 5 had today's nine (3's arguments
+  // ended in next_initial_state, not next_task; 4's had no first_sums_tag,
+  // 5's no out_stores).
   const int64_t version_1[6] = {1, 40, 72, 8, 0, 256};
   const int64_t version_2[8] = {2, 40, 72, 8, 0, 256, 0, 1};
   const int64_t version_3[9] = {3, 40, 72, 8, 0, 256, 0, 1, 1};
   const int64_t version_4[9] = {4, 40, 72, 8, 0, 256, 0, 1, 1};
+  const int64_t version_5[9] = {5, 40, 72, 8, 0, 256, 0, 1, 1};
   const int64_t no_k[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 0, 72, 8, 0, 256, 0, 1};
   const int64_t negative_scratch[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, -1, 256, 0, 1};
   const int64_t unknown_decay[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 7, 1};
   const int64_t no_readouts[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 0, 0};
   const int64_t token_steps_2[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 0, 1, 2};
   const std::pair<const int64_t*, const char*> cases[] = {
-      {version_1, "kernel 'k' was built for kernel ABI version 1, this runtime speaks 5"},
-      {version_2, "kernel 'k' was built for kernel ABI version 2, this runtime speaks 5"},
-      {version_3, "kernel 'k' was built for kernel ABI version 3, this runtime speaks 5"},
-      {version_4, "kernel 'k' was built for kernel ABI version 4, this runtime speaks 5"},
+      {version_1, "kernel 'k' was built for kernel ABI version 1, this runtime speaks 6"},
+      {version_2, "kernel 'k' was built for kernel ABI version 2, this runtime speaks 6"},
+      {version_3, "kernel 'k' was built for kernel ABI version 3, this runtime speaks 6"},
+      {version_4, "kernel 'k' was built for kernel ABI version 4, this runtime speaks 6"},
+      {version_5, "kernel 'k' was built for kernel ABI version 5, this runtime speaks 6"},
       {no_k, "kernel 'k' has an impossible description (K=0,"},
       {negative_scratch, "scratch_floats=-1"},
       {unknown_decay, "decay_kind=7"},

@@ -82,7 +82,8 @@ const char kUsage[] =
     "                 chunked@<schedule> (e.g. chunked@c32-w16) picks the chunked schedule,\n"
     "                 recurrent@<schedule> (e.g. recurrent@w16-vt64-u1-p2) the recurrent one;\n"
     "                 a suffix +cached or +streaming (e.g. auto+streaming) sets how final\n"
-    "                 states are written (Options::final_state_stores; default: the runtime's)\n"
+    "                 states are written (Options::final_state_stores; default: the runtime's),\n"
+    "                 +out-cached or +out-streaming how out is (Options::out_stores)\n"
     "       gdr-bench --version\n";
 
 [[noreturn]] void exit_with(int code, const std::string& message) {
@@ -174,18 +175,21 @@ int main(int argc, char** argv) {
   std::vector<gdr::Route> routes;
   // "chunked@c32-w16" runs the chunked route with that schedule,
   // "recurrent@w16-vt64-u1-p2" the recurrent route with that one;
-  // "auto+streaming" the route with streaming final states.
+  // "auto+streaming" the route with streaming final states, "auto+out-cached"
+  // with cached outputs.
   std::vector<std::string> variants(config.impls.size());  // the schedule given, as plan lines write it
 #ifdef GDR_HAVE_COMPILER
   std::vector<gdr::compiler::Variant> given(config.impls.size());  // and parsed
 #endif
   std::vector<gdr::StateStores> stores(config.impls.size(), gdr::StateStores::Automatic);
+  std::vector<gdr::StateStores> out_stores(config.impls.size(), gdr::StateStores::Automatic);
   for (size_t i = 0; i < config.impls.size(); ++i) {
     std::string name = config.impls[i];
-    if (size_t plus = name.find('+'); plus != std::string::npos) {
-      if (!gdr::parse_state_stores(name.substr(plus + 1), &stores[i]))
-        die("--impl " + config.impls[i] + ": the suffix must be +cached or +streaming");
-      name = name.substr(0, plus);
+    for (size_t plus; (plus = name.rfind('+')) != std::string::npos; name = name.substr(0, plus)) {
+      const std::string suffix = name.substr(plus + 1);
+      const bool out = suffix.rfind("out-", 0) == 0;
+      if (!gdr::parse_state_stores(out ? suffix.substr(4) : suffix, out ? &out_stores[i] : &stores[i]))
+        die("--impl " + config.impls[i] + ": a suffix must be +cached, +streaming, +out-cached or +out-streaming");
     }
     const size_t at = name.find('@');
     const std::string schedule = at == std::string::npos ? "" : name.substr(at + 1);
@@ -292,6 +296,7 @@ int main(int argc, char** argv) {
     gdr::Options o;
     o.route = routes[i];
     o.final_state_stores = stores[i];
+    o.out_stores = out_stores[i];
     select_variant(i);
     o.threads = c.threads;
     auto start = Clock::now();

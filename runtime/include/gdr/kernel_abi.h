@@ -21,17 +21,17 @@
 extern "C" {
 #endif
 
-#define GDR_KERNEL_ABI_VERSION 5
+#define GDR_KERNEL_ABI_VERSION 6
 
 /* How decay is given: K factors per token (channelwise) or one per token. */
 enum gdr_decay_kind { GDR_DECAY_CHANNEL = 0, GDR_DECAY_SCALAR = 1 };
 
-/* How the final state is written: through the cache (for a state read again
- * soon), or streaming (non-temporal stores, which do not read each line
- * before writing it, for a state that does not stay in cache until its next
- * use). A request: a kernel may always cache (hand-written ones do; a
- * generated one streams only rows that start a 64-byte line, in tiles of
- * whole lines, and fences before it returns). */
+/* How the final state (or out) is written: through the cache (for data read
+ * again soon), or streaming (non-temporal stores, which do not read each
+ * line before writing it, for data that does not stay in cache until its
+ * next use). A request: a kernel may always cache (hand-written ones do; a
+ * generated recurrent one streams only rows that start a 64-byte line, in
+ * tiles of whole lines, and fences before it returns). */
 enum gdr_state_stores { GDR_STATE_STORES_CACHED = 0, GDR_STATE_STORES_STREAMING = 1 };
 
 /* Row t (token t of the task's sequence) of a tensor starts at
@@ -72,6 +72,7 @@ typedef struct gdr_kernel_args {
    * in an earlier call, are then never taken), and its scratch must not
    * start with them (the runtime zeroes new scratch). */
   int64_t first_sums_tag;
+  int64_t out_stores;         /* gdr_state_stores, for out (ABI 6) */
 } gdr_kernel_args;
 
 /* Returns 0 on success, non-zero if the kernel cannot run these arguments

@@ -27,10 +27,10 @@ const char* route_name(Route route);
 // Parses the names route_name() gives; false if `name` is none of them.
 bool parse_route(const std::string& name, Route* route);
 
-// How the kernels write final states (kernel_abi.h's gdr_state_stores).
+// How the kernels write final states and outputs (kernel_abi.h's gdr_state_stores).
 enum class StateStores {
-  Automatic,  // streaming when the call's states outgrow its cores' L2 caches, except
-              // over the initial state (in place): state_stores.cpp
+  Automatic,  // streaming when the call's states (outputs) outgrow its cores' L2 caches,
+              // except final states over the initial state (in place): state_stores.cpp
   Cached,     // through the cache: for states read again while they are still there
   Streaming,  // non-temporal stores, no read of each line first: for states not read again soon
 };
@@ -47,6 +47,9 @@ struct Options {
   // A program that runs many layers between two calls on one state (the
   // states of a whole model do not fit in cache) may ask for Streaming.
   StateStores final_state_stores = StateStores::Automatic;
+  // How out is written: Streaming suits a caller that reads it only after
+  // many more calls, Cached one that reads it at once and small.
+  StateStores out_stores = StateStores::Automatic;
 };
 
 // A kernel with the C ABI and what the runtime must know to schedule it.
