@@ -38,7 +38,7 @@ def gated_delta_rule(query, key, value, decay, beta, initial_state=None, *, out=
     runs its other layers before this state is read again), "cached"
     through the cache; "auto" streams calls whose states outgrow the L2
     caches, except in place; out_stores likewise for out (streamed when
-    it outgrows the L2 caches). The GIL is released while the kernel runs.
+    the call's data outgrows the L2 caches). The GIL is released while the kernel runs.
     """
     return _gdr.gated_delta_rule(query, key, value, decay, beta, initial_state, out, final_state, route,
                                  threads, layout, cu_seqlens, initial_state_indices, final_state_indices,

@@ -114,7 +114,10 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
 
   // Each state is read and written once per call.
   const int64_t state_bytes = 2 * heads * t.K * t.V * int64_t{sizeof(float)};
-  const bool stream_out = stream_outputs(options.out_stores, tensor_sizes(t).out * int64_t{sizeof(float)}, threads);
+  const TensorSizes sizes = tensor_sizes(t);
+  const int64_t input_and_out_floats = sizes.query + sizes.key + sizes.value + sizes.decay + sizes.beta + sizes.out;
+  const bool stream_out =
+      stream_outputs(options.out_stores, state_bytes + input_and_out_floats * int64_t{sizeof(float)}, threads);
   const int64_t count = heads * parts;
   std::atomic<int32_t> failure{0};
   std::mutex message_mutex;

@@ -48,12 +48,20 @@ bool stream_final_state(StateStores requested, int64_t state_bytes, int threads,
   return state_bytes > threads * l2_bytes();
 }
 
-bool stream_outputs(StateStores requested, int64_t out_bytes, int threads) {
+bool stream_outputs(StateStores requested, int64_t call_bytes, int threads) {
   if (requested != StateStores::Automatic) return requested == StateStores::Streaming;
-  // Like final states: outputs beyond the L2 caches of the call's cores are
-  // gone from them when the call returns, and streaming saves each line's
-  // read before its write. MEASUREMENT_PLACEHOLDER
-  return out_bytes > threads * l2_bytes();
+  // A call whose data (states read and written, inputs, outputs) outgrows
+  // the L2 caches of its cores has pushed its first outputs out of them by
+  // the time it returns: streaming costs their reader nothing then, and
+  // saves each line's read before its write, which a token-major out (rows
+  // H * V floats apart, a 4 KiB page each) takes as a demand miss. Measured
+  // on the dev VM (Sapphire Rapids, 2 MiB L2 a core), gdr-bench --impl
+  // recurrent+out-cached,recurrent+out-streaming --T 1,8,32,128,512
+  // --threads 1,2 --interleave-cases 1 over K = V = 64 and 128, H = 32,
+  // layout bhtd and bthd, streaming / cached: token-major 0.84-0.98x at
+  // T >= 32, 0.98-1.03x at T <= 8; head-major 0.96-1.05x (0.97x / 0.98x at
+  // K = 128, T = 512, the rest within the noise).
+  return call_bytes > threads * l2_bytes();
 }
 
 }  // namespace gdr

@@ -14,8 +14,9 @@ namespace gdr {
 // (where its initial state was just read: in place).
 bool stream_final_state(StateStores requested, int64_t state_bytes, int threads, bool over_initial);
 
-// Whether a call that writes `out_bytes` of outputs on `threads` threads
-// streams them: `requested`, with Automatic resolved.
-bool stream_outputs(StateStores requested, int64_t out_bytes, int threads);
+// Whether a call that moves `call_bytes` (states read and written, inputs,
+// outputs) on `threads` threads streams its outputs: `requested`, with
+// Automatic resolved.
+bool stream_outputs(StateStores requested, int64_t call_bytes, int threads);
 
 }  // namespace gdr

@@ -29,8 +29,9 @@ bool parse_route(const std::string& name, Route* route);
 
 // How the kernels write final states and outputs (kernel_abi.h's gdr_state_stores).
 enum class StateStores {
-  Automatic,  // streaming when the call's states (outputs) outgrow its cores' L2 caches,
-              // except final states over the initial state (in place): state_stores.cpp
+  Automatic,  // final states: streaming when the call's states outgrow its cores' L2
+              // caches, except over the initial state (in place); outputs: when all the
+              // call's data does (state_stores.cpp)
   Cached,     // through the cache: for states read again while they are still there
   Streaming,  // non-temporal stores, no read of each line first: for states not read again soon
 };
