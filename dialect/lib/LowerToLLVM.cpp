@@ -209,6 +209,7 @@ void addEntryPoint(ModuleOp module, const Entry& entry) {
     Value first = b.create<LLVM::AddOp>(loc, address, columnBytes);
     return lineAligned(first);
   };
+  // Whether the stride `f` (in floats) is whole lines.
   auto strideAligned = [&](ArgField f) {
     Value stride = field(f, i64);
     Value bytes = b.create<LLVM::MulOp>(loc, stride, constant(i64, 4));

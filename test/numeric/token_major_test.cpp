@@ -36,8 +36,9 @@ LineAlignedFloats swap_heads_and_tokens(const LineAlignedFloats& x, int64_t B, i
   return y;
 }
 
-// K = 32 rows are whole cache lines: the kernel stages the rows of the
-// blocks after a task's first (T = 200 and 300: one and two such blocks).
+// K = 24 and 32: rows of part and of whole cache lines; T on both sides of
+// the token blocks' and chunks' edges (the recurrent kernel's blocks are 128
+// tokens: T = 200 and 300 have two and three).
 TEST_P(TokenMajorTest, TokenMajorEqualsHeadMajorBitForBit) {
   const int64_t V = 40;
   for (int64_t K : {24, 32})
