@@ -32,8 +32,8 @@ enum class StateStores {
   Automatic,  // final states: streaming when the call's states outgrow its cores' L2
               // caches, except over the initial state (in place); outputs: when all the
               // call's data does (state_stores.cpp)
-  Cached,     // through the cache: for states read again while they are still there
-  Streaming,  // non-temporal stores, no read of each line first: for states not read again soon
+  Cached,     // through the cache: for data read again while it is still there
+  Streaming,  // non-temporal stores, no read of each line first: for data not read again soon
 };
 const char* state_stores_name(StateStores stores);
 // Parses the names state_stores_name() gives; false if `name` is none of them.
