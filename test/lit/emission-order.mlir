@@ -324,9 +324,10 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: }
 
 // The streamed last token of a whole tile followed by another (whose sums
-// the sweep takes): the tile after that one, this task's column + 32 while
-// it is inside v_end, else the next task's first column; each row's
-// prefetch of it comes before the row's load.
+// the sweep takes): each row prefetches the row min(32, K) = 2 rows after
+// it in the tile it sums, past that tile's last row the same row of the
+// tile after it (this task's column + 32 while it is inside v_end, else the
+// next task's first column), before the row's load.
 // BODY-LABEL: func private @order_streaming_body(
 // BODY-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index,
 // BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OUT_STREAM_ARG:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index)
@@ -347,11 +348,15 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AHEAD_COL:.*]] = select %[[IN_TASK]], %[[AFTER]], %[[C0]] : index
-// BODY: %[[ROW:.*]] = arith.muli %{{.*}}, %c32{{.*}} : index
-// BODY-NEXT: %[[AT:.*]] = arith.addi %[[ROW]], %[[AHEAD_COL]] : index
-// BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
-// BODY-NEXT: %[[LINE:.*]] = arith.addi %[[AT]], %[[C0]] : index
-// BODY-NEXT: memref.prefetch %[[AHEAD]][%[[LINE]]], read, locality<3>, data : memref<?xf32>
+// BODY: %[[IN_TILE:.*]] = arith.cmpi ult, %[[AHEAD_ROW:.*]], %c2{{.*}} : index
+// BODY-NEXT: %[[K:.*]] = arith.constant 2 : index
+// BODY-NEXT: %[[PAST:.*]] = arith.subi %[[AHEAD_ROW]], %[[K]] : index
+// BODY-NEXT: %[[V:.*]] = arith.constant 32 : index
+// BODY-NEXT: %[[PAST_ROW:.*]] = arith.muli %[[PAST]], %[[V]] : index
+// BODY-NEXT: %[[THERE:.*]] = arith.addi %[[PAST_ROW]], %[[AHEAD_COL]] : index
+// BODY: %[[MEM:.*]] = select %[[IN_TILE]], %{{.*}}, %[[AHEAD]] : memref<?xf32>
+// BODY-NEXT: %[[AT:.*]] = select %[[IN_TILE]], %{{.*}}, %{{.*}} : index
+// BODY-NEXT: memref.prefetch %[[MEM]][%[[AT]]], read, locality<3>, data : memref<?xf32>
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 
 // The entry point streams the final state if asked (field 25 is 1) and the
