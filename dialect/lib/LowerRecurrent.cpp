@@ -1020,18 +1020,18 @@ class RecurrentEmitter {
   // (512 MiB), 2026-12-06, Sapphire Rapids, median ms of T = 1 (T = 0 beside
   // it): K = V = 256, H = 16, 1 thread 0.501-0.521 (0.448) before, 0.479-0.485
   // (16 or 32 rows ahead), 0.492 (64); K = V = 128, H = 32 0.243-0.253
-  // (0.232) before, 0.236-0.240 (16), 0.233-0.243 (32), 0.232 (64); 2
-  // threads within 1-4%, never slower.
+  // (0.232) before, 0.236-0.240 (16), 0.233-0.243 (32), 0.232 (64); on 2
+  // threads 1-4% faster at 8 to 64 rows. gdr-bench: docs/recurrent-route.md.
   int64_t readAhead() const { return std::min<int64_t>(32, K_); }
   void prefetchReadAhead(const Place& reading, const NextTile& after, Value k, int64_t n) {
     Value ahead = add(k, c(readAhead()));
     Value inTile = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, c(K_));
     Value past = sub(ahead, c(K_));
     Value pastRow = add(mul(past, c(V_)), after.column);
+    Value mem = b_.create<SelectOp>(loc_, inTile, reading.mem, after.mem);
     for (int64_t j = 0; j < n * W_; j += kLineFloats) {
       Value here = reading.at(ahead, j / W_);
       Value there = add(pastRow, c(j));
-      Value mem = b_.create<SelectOp>(loc_, inTile, reading.mem, after.mem);
       Value at = b_.create<SelectOp>(loc_, inTile, here, there);
       prefetch(mem, at, /*write=*/false);
     }

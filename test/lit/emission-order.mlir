@@ -355,7 +355,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[PAST_ROW:.*]] = arith.muli %[[PAST]], %[[V]] : index
 // BODY-NEXT: %[[THERE:.*]] = arith.addi %[[PAST_ROW]], %[[AHEAD_COL]] : index
 // BODY: %[[MEM:.*]] = select %[[IN_TILE]], %{{.*}}, %[[AHEAD]] : memref<?xf32>
-// BODY-NEXT: %[[AT:.*]] = select %[[IN_TILE]], %{{.*}}, %{{.*}} : index
+// BODY: %[[AT:.*]] = select %[[IN_TILE]], %{{.*}}, %{{.*}} : index
 // BODY-NEXT: memref.prefetch %[[MEM]][%[[AT]]], read, locality<3>, data : memref<?xf32>
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 

@@ -98,7 +98,7 @@
 // CHECK-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: %[[PREFETCHED:.*]] = select %{{.*}}, %{{.*}}, %[[AHEAD]] : memref<?xf32>
-// CHECK-NEXT: %[[AT:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: %[[AT:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: memref.prefetch %[[PREFETCHED]][%[[AT]]]
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 // CHECK: vector.fma {{.*}} : vector<16xf32>
@@ -123,7 +123,7 @@
 // CHECK-NEXT: %[[NEXT_Q:.*]] = memref.load %[[NEXT_QUERY]][%[[AT_Q]]] : memref<?xf32>
 // CHECK-NEXT: %[[GATED_Q:.*]] = arith.mulf %[[NEXT_DECAY]], %[[NEXT_Q]] : f32
 // CHECK: %[[THEIRS:.*]] = select %{{.*}}, %[[NEXT]], %[[NEXT]] : memref<?xf32>
-// CHECK-NEXT: %[[AT:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: %[[AT:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: memref.prefetch %[[THEIRS]][%[[AT]]]
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 // CHECK: vector.load %[[NEXT]][%{{.*}}] : memref<?xf32>, vector<16xf32>
