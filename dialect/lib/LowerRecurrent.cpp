@@ -35,10 +35,10 @@
 // several tiles does not repeat it per tile. A block's tile starts from
 // initial_state (the first block) or from the final_state the block before
 // wrote, with one read-only sweep for its first sums. A block of one token
-// (decode) runs its whole tiles in turn, the sweep that writes one tile's
-// final state summing the next tile: only the first tile's sums sweep is
-// read-only, and that one is skipped when the worker's task before summed
-// it (kernel ABI 5, emitOneTokenBlock).
+// (decode) or one pair runs its whole tiles in turn, the sweep that writes
+// one tile's final state summing the next tile: only the first tile's sums
+// sweep is read-only, and that one is skipped when the worker's task before
+// summed it (kernel ABI 5, emitOneGroupBlock).
 //
 // Every column goes through the same operations in the same order whichever
 // tile or lane holds it, so splitting a head's columns over threads gives
@@ -193,8 +193,11 @@ class RecurrentEmitter {
         Value count = b_.create<SelectOp>(loc_, fits, left, c(kBlockTokens));
         Block block{first, count, eq(first, 0), fits};
         emitTokenRows(block);
-        ifElse(eq(count, 1), [&] { emitOneTokenBlock(block); }, [&] {
-          forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
+        auto tiles = [&] { forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); }); };
+        ifElse(eq(count, 1), [&] { emitOneGroupBlock(block, 1); }, [&] {
+          if (!pairBlocks()) return tiles();
+          Value longer = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, count, c(2));
+          ifElse(longer, tiles, [&] { emitOneGroupBlock(block, 2); });
         });
         return SmallVector<Value>{};
       });
@@ -375,7 +378,7 @@ class RecurrentEmitter {
           scalars(scales + kBlockTokens / G * K),
           run(scalars + kBlockTokens * scalarsPerToken(R)),
           handed(run + 3 * K),
-          tag(handed + (1 + R) * tile),
+          tag(handed + G * (1 + R) * tile),
           end(tag + kTagFloats) {}
     int64_t rows, scales, scalars, run, handed, tag, end;
   };
@@ -623,13 +626,26 @@ class RecurrentEmitter {
 
   // ---- One tile over one block ----
 
+  // Whether a block of one pair runs as a block of one token does
+  // (emitOneGroupBlock) rather than packed (emitTile): not on 16 registers,
+  // where the sweep that writes one tile and sums the next one's pair would
+  // spill. gdr-bench, 3 rounds alternated with the build before (2026-12-06,
+  // Sapphire Rapids, --impl auto --T 0,2,4 --interleave-cases 1), T = 2 /
+  // T = 0 before -> after on 1 / 2 threads: K = V = 128, H = 32 1.21-1.26
+  // -> 1.18-1.26 / 1.45-1.46 -> 1.23-1.26; K = V = 64, B = 16 1.21 -> 1.09
+  // / 1.18 -> 1.05; K = V = 128, B = 16 1.24 -> 1.24 / 1.20 -> 1.20;
+  // K = V = 256, H = 16 1.10 -> 1.17 / 1.19 -> 1.16 (1.08-1.17 and
+  // 1.13-1.17 over the rounds: within their noise).
+  bool pairBlocks() const { return G_ == 2 && !scarceRegisters_; }
+
   // The state the block reads: initial_state in the task's first block,
   // the final_state the block before wrote in the others.
   Value blockSource(const Block& block) { return b_.create<SelectOp>(loc_, block.isFirst, s0_, s1_); }
 
-  // A block of one token (decode): each whole tile's sweep that writes
-  // final_state also sums the next whole tile, so that of the read-only sums
-  // sweeps only the first tile's runs apart from the state's stream. Without
+  // A block of one token (decode), or of one pair (pairBlocks, below): each
+  // whole tile's sweep that writes final_state also sums the next whole
+  // tile, so that of the read-only sums sweeps only the first tile's runs
+  // apart from the state's stream. Without
   // any sums sweep (wrong results, the bound) T = 1 took 1.02-1.04x the
   // copy (T = 0) at K = V = 128 and 256, against 1.11-1.25x with them. AOT
   // kernels alternated in one process (2026-12-03, Zen 5, streamed, H = 16,
@@ -640,9 +656,10 @@ class RecurrentEmitter {
   // new time was 0.88-1.01x the old one.
   //
   // Across tasks (kernel ABI 5): the sweep that writes the last whole tile
-  // of a task that ends on a one-token block (always its last block) sums
-  // the first tile of the worker's next task too, when that task is one
-  // token with a whole tile, and leaves the sums in scratch under the next
+  // of a task that ends on a one-token (one-pair) block (always its last
+  // block) sums the first tile of the worker's next task too, when that
+  // task is one token (two) with a whole tile, and leaves the sums in
+  // scratch under the next
   // task's tag; that task, finding its tag there, skips its read-only
   // sweep. In a run of such tasks only the first task's first sweep (and
   // the sweeps of partial tiles) then reads without writing. The
@@ -653,19 +670,19 @@ class RecurrentEmitter {
   // T = 1 median ms on 1 / 2 threads: K = V = 64 0.069 -> 0.057 / 0.028 ->
   // 0.022, K = V = 128 0.182 -> 0.156 / 0.126 -> 0.110; K = V = 256 (H =
   // 16) 0.312 -> 0.293 / 0.177 -> 0.167.
-  void emitOneTokenBlock(const Block& block) {
+  void emitOneGroupBlock(const Block& block, int64_t tokens) {
     Value sourceMem = blockSource(block);
     const int64_t n = tile_ / W_;
-    const int64_t sums = (1 + R_) * n;
+    const int64_t sums = tokens * (1 + R_) * n;
     Value tilesEnd = wholeTilesEnd();
     Value any = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, vBegin_, tilesEnd);
     Value handed = b_.create<arith::AndIOp>(loc_, block.isFirst, sumsHandedIn());
     SmallVector<Value> first = ifElseValues(any, sums, [&] {
       return ifElseValues(handed, sums, [&] { return loadHandedSums(sums); }, [&] {
-        return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, 1, n, Value());
+        return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, tokens, n, Value());
       });
     }, [&] { return zeros(sums); });
-    Value handOff = handsOff();
+    Value handOff = handsOff(tokens);
     loop(vBegin_, tilesEnd, c(tile_), first, [&](Value col, ValueRange acc) {
       Tile tile{block, col, n, Value()};
       Place source = statePlace(sourceMem, col);
@@ -673,25 +690,25 @@ class RecurrentEmitter {
       Value next = add(col, c(tile_));
       Value more = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, next, tilesEnd);
       return ifElseValues(more, sums, [&] {
-        Following following{statePlace(sourceMem, next), [&](Value k) { return gatedRow(c(0), k, 1); },
-                            [&] { return nextTile(add(col, c(2 * tile_))); }};
-        return emitGroup(tile, c(0), 1, 0, source, final, acc, &following);
+        Following following{statePlace(sourceMem, next), [&](Value k) { return gatedRow(c(0), k, tokens); },
+                            [&] { return nextTile(add(col, c(2 * tile_))); }, tokens};
+        return emitGroup(tile, c(0), tokens, 0, source, final, acc, &following);
       }, [&] {
         ifElse(handOff, [&] {
           Place theirFirst = statePlace(next_, c(0));
-          Following nextTasks{theirFirst, [&](Value k) { return nextTaskGatedRow(k); },
-                              [&] { return NextTile{next_, c(tile_)}; }};
-          SmallVector<Value> theirs = emitGroup(tile, c(0), 1, 0, source, final, acc, &nextTasks);
+          Following nextTasks{theirFirst, [&](Value k) { return nextTaskGatedRow(k, tokens); },
+                              [&] { return NextTile{next_, c(tile_)}; }, tokens};
+          SmallVector<Value> theirs = emitGroup(tile, c(0), tokens, 0, source, final, acc, &nextTasks);
           for (int64_t i = 0; i < sums; ++i) store(theirs[i], scratch_, c(handedSumAt(i)), Value());
           storeTag(nextTag_);
-        }, [&] { emitGroup(tile, c(0), 1, 0, source, final, acc); });
+        }, [&] { emitGroup(tile, c(0), tokens, 0, source, final, acc); });
         return zeros(sums);
       });
     });
     forEachTileAfter(tilesEnd, [&](Value col, int64_t n, Value mask) {
       Place source = statePlace(sourceMem, col);
-      SmallVector<Value> sums = emitFirstSums(source, nullptr, 1, n, mask);
-      emitGroup(Tile{block, col, n, mask}, c(0), 1, 0, source, statePlace(s1_, col), sums);
+      SmallVector<Value> sums = emitFirstSums(source, nullptr, tokens, n, mask);
+      emitGroup(Tile{block, col, n, mask}, c(0), tokens, 0, source, statePlace(s1_, col), sums);
     });
   }
 
@@ -747,8 +764,9 @@ class RecurrentEmitter {
   // and the tile read after it (which a streamed sweep prefetches).
   struct Following {
     Place tile;
-    std::function<SmallVector<Value>(Value k)> gated;
+    std::function<SmallVector<Value>(Value k)> gated;  // 1 + R broadcasts a token
     std::function<NextTile()> ahead;
+    int64_t tokens;  // whose sums it takes
   };
 
   // ---- First sums handed from task to task (kernel ABI 5) ----
@@ -772,10 +790,10 @@ class RecurrentEmitter {
     return b_.create<arith::XOrIOp>(loc_, wide, ones);
   }
   // Whether this task hands its next task's first sums on: the next task
-  // has a tag, one token and a whole tile.
-  Value handsOff() {
+  // has a tag, `tokens` tokens (its one group) and a whole tile.
+  Value handsOff(int64_t tokens) {
     Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, nextTag_, c(0));
-    Value decode = eq(nextT_, 1);
+    Value decode = eq(nextT_, tokens);
     Value whole = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::uge, nextColumns_, c(tile_));
     Value both = b_.create<arith::AndIOp>(loc_, tagged, decode);
     return b_.create<arith::AndIOp>(loc_, both, whole);
@@ -792,19 +810,26 @@ class RecurrentEmitter {
     for (int64_t i = 0; i < count; ++i) sums.push_back(load(scratch_, c(handedSumAt(i)), Value()));
     return sums;
   }
-  // Row k's broadcasts of the next task's first gated key and queries: its
-  // first token's decay times them, as its own rows pass computes them.
-  SmallVector<Value> nextTaskGatedRow(Value k) {
-    Value decay = scalar(nextDecay_, scalarDecay_ ? c(0) : k);
+  // Row k's broadcasts of the gated key and queries of the next task's
+  // first `count` tokens (1 or 2), as its own rows pass computes them: P is
+  // its first decay, then that times its second.
+  SmallVector<Value> nextTaskGatedRow(Value k, int64_t count) {
     SmallVector<Value> gated;
-    Value key = scalar(nextKey_, k);
-    Value gatedKey = mulf(decay, key);
-    gated.push_back(splat(gatedKey));
-    for (int64_t g = 0; g < R_; ++g) {
-      Value at = add(readout(nextQReadout_, g), k);
-      Value query = scalar(nextQuery_, at);
-      Value gatedQuery = mulf(decay, query);
-      gated.push_back(splat(gatedQuery));
+    Value p;
+    for (int64_t i = 0; i < count; ++i) {
+      // Index x of the token's row of a tensor whose token stride is `stride`.
+      auto at = [&](Value stride, Value x) { return i == 0 ? x : add(stride, x); };
+      Value decay = scalar(nextDecay_, at(nextDStride_, scalarDecay_ ? c(0) : k));
+      p = i == 0 ? decay : mulf(decay, p);
+      Value key = scalar(nextKey_, at(nextKStride_, k));
+      Value gatedKey = mulf(p, key);
+      gated.push_back(splat(gatedKey));
+      for (int64_t g = 0; g < R_; ++g) {
+        Value readoutAt = add(readout(nextQReadout_, g), k);
+        Value query = scalar(nextQuery_, at(nextQStride_, readoutAt));
+        Value gatedQuery = mulf(p, query);
+        gated.push_back(splat(gatedQuery));
+      }
     }
     return gated;
   }
@@ -951,7 +976,7 @@ class RecurrentEmitter {
     };
     if (last) {
       Value stream = streaming_ ? b_.create<arith::AndIOp>(loc_, streaming_, tile.block.isLast).getResult() : Value();
-      const int64_t results = following ? perToken : 0;
+      const int64_t results = following ? following->tokens * perToken : 0;
       return streamedOrCached(stream, mask, n, results, [&](bool streamed) {
         // The tile read after the one this sweep sums (if any).
         NextTile ahead = !streamed ? NextTile{} : following ? following->ahead() : nextTile(add(tile.col, c(n * W_)));

@@ -76,7 +76,7 @@ gdr.kernel @scalar problem <k = 4, v = 4, element_type = f32, gate = scalar, rou
 // with its k · q of that readout from the block's rows.
 // CHECK-LABEL: func private @grouped_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[OUT_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[OUT_READOUT:[^:]*]]: index,
-// CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 3142 : i64
+// CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 3166 : i64
 // The first pair's sums over the state, which the sweep packs.
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // CHECK: %[[S:.*]] = vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
@@ -131,7 +131,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // and V); <name>_info ends with the decay kind and the readouts: ABI
 // version, K, V, column alignment, scratch floats, vector bits, decay kind,
 // readouts, then token steps (1).
-// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[6, 4, 4, 4, 2342, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[6, 4, 4, 4, 2350, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @scalar(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -151,7 +151,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[6, 4, 4, 4, 2342, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[6, 4, 4, 4, 2350, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @grouped(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -171,4 +171,4 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[6, 4, 8, 4, 3142, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[6, 4, 8, 4, 3166, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>

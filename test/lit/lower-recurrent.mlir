@@ -16,9 +16,9 @@
 // v_begin, v_end, the streaming flags of the final state and of out, this
 // task's tag, the next task's and its column count. Scratch: the packed tile, 128 tokens' rows and
 // scalars, a scale per pair, three rows of P, the next task's first sums
-// and their tag: 16·32 + 128·(3·16 + 4) + 64·16 + 3·16 + 2·32 + 2 = 8306.
+// (a pair's) and their tag: 16·32 + 128·(3·16 + 4) + 64·16 + 3·16 + 2·2·32 + 2 = 8370.
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[NEXT_QUERY:[^:]*]]: memref<?xf32>, %[[NEXT_KEY:[^:]*]]: memref<?xf32>, %[[NEXT_DECAY_ROWS:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OUT_STREAM_ARG:[^:]*]]: index, %[[OWN_TAG:[^:]*]]: index, %[[NEXT_TAG:[^:]*]]: index, %[[NEXT_COLUMNS:[^:]*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8306 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 8370 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
 // CHECK: %[[OUT_STREAM:.*]] = arith.cmpi ne, %[[OUT_STREAM_ARG]], %{{.*}} : index
 // T = 0 copies the state row by row, each row's tiles in turn (no loop
@@ -46,13 +46,13 @@
 // cached.
 // Kernel ABI 5: in the task's first block the first tile's sums come from
 // scratch (after the rows of P, at 8240) when it holds the task's non-zero
-// tag (inverted, an i64 in the two floats after the sums, at 8304), left
+// tag (inverted, an i64 in the two floats after the sums, at 8368), left
 // by the worker's task before; else from the read-only sweep.
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK: %[[ANY:.*]] = arith.cmpi ult, %[[V0]], %[[END:.*]] : index
 // CHECK-NEXT: %[[NONE:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[TAGGED:.*]] = arith.cmpi ne, %[[OWN_TAG]], %[[NONE]] : index
-// CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 8304 : index
+// CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 8368 : index
 // CHECK-NEXT: %[[HELD:.*]] = vector.load %[[SCRATCH]][%[[TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // CHECK-NEXT: %[[BITS:.*]] = vector.bitcast %[[HELD]] : vector<2xf32> to vector<1xi64>
 // CHECK-NEXT: %[[MARK:.*]] = vector.extract %[[BITS]][0] : vector<1xi64>
@@ -135,7 +135,7 @@
 // CHECK-NEXT: %[[NEXT_MARK:.*]] = arith.xori %[[WIDE]], %[[ALL_ONES_2]] : i64
 // CHECK-NEXT: %[[ONE_TAG:.*]] = vector.broadcast %[[NEXT_MARK]] : i64 to vector<1xi64>
 // CHECK-NEXT: %[[TAG_BITS:.*]] = vector.bitcast %[[ONE_TAG]] : vector<1xi64> to vector<2xf32>
-// CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 8304 : index
+// CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 8368 : index
 // CHECK-NEXT: vector.store %[[TAG_BITS]], %[[SCRATCH]][%[[NEW_TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // Else no sums to carry; its streamed sweep prefetches the tile after it.
 // CHECK-NEXT: } else {

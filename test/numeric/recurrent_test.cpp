@@ -143,32 +143,42 @@ int32_t counting_hand_offs(const gdr_kernel_args* a) {
 }
 
 // Kernel ABI 5: a one-token task's last sweep sums the first tile of the
-// worker's next task and leaves the sums in scratch under that task's tag.
+// worker's next task and leaves the sums in scratch under that task's tag;
+// so does a task ending on a block of one pair for a next task of one pair
+// (pairs on 32 registers: LowerRecurrent's pairBlocks).
 // Taking them gives the bits of summing (the same operations in the same
-// order), and a task never takes sums left for another: one-token calls of
-// several heads and sequences (of other lengths too, and empty ones; 129
-// tokens end on a one-token block), run untagged, through the runtime (sums
-// handed on; heads split into column parts on two threads too), on
-// alternating scratch buffers and on scratch whose floats read as the
-// tag. On one thread every one-token task before a one-token task hands on
-// when the tile is whole.
+// order), and a task never takes sums left for another: one-token and
+// one-pair calls of several heads and sequences (of other lengths too, and
+// empty ones; 129 tokens end on a one-token block, 130 on a pair), run
+// untagged, through the runtime (sums handed on; heads split into column
+// parts on two threads too), on alternating scratch buffers and on scratch
+// whose floats read as the tag. On one thread every such task before one
+// of its kind hands on when the tile is whole.
 TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
   Kernel kernel;
   ASSERT_TRUE(compiler::compiled_recurrent_kernel({K(), V()}, schedule(), &kernel));
   g_wrapped = kernel.fn;
   const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
+  const compiler::Target& host = compiler::host_target();
+  const bool sixteen_registers = compiler::architecture_name(host.triple) == "x86_64" && host.vector_bits < 512;
+  const bool pair_blocks = schedule().sweep_tokens == 2 && !sixteen_registers;
   ProblemOptions decode{DecayRegime::NearOne, BetaRegime::Uniform, true, 13};
   ProblemOptions varlen = decode;
   varlen.form.seqlens = {1, 1, 3, 0, 1, 129, 1, 2, 1};
+  ProblemOptions pairs = decode;
+  pairs.form.seqlens = {2, 2, 1, 2, 130, 2};
   // Tasks run sequence by sequence, heads in turn (CallTasks). Decode: the
   // 6 tasks but the last. Varlen, T of the 18 tasks 1 1 1 1 3 3 0 0 1 1 129
-  // 129 1 1 2 2 1 1: a 1 or 129 before a 1, 7 times.
+  // 129 1 1 2 2 1 1: a 1 or 129 before a 1, 7 times; a 2 before a 2 once.
+  // Pairs, 2 2 2 2 1 1 2 2 130 130 2 2: a 1 before a 1; a 2 or 130 before
+  // a 2, 6 times.
   struct Case {
     int64_t H;
     ProblemOptions options;
-    int64_t expected_hand_offs;
+    int64_t one_token_hand_offs, pair_hand_offs;
   };
-  for (const auto& [H, options, expected_hand_offs] : {Case{3, decode, 5}, Case{2, varlen, 7}}) {
+  for (const auto& [H, options, one_token_hand_offs, pair_hand_offs] :
+       {Case{3, decode, 5, 0}, Case{2, varlen, 7, 1}, Case{2, pairs, 1, 6}}) {
     const Problem base = make_problem(options.form.seqlens.empty() ? 2 : 1, H, 1, K(), V(), options);
     auto run = [&](gdr_kernel_fn fn, int threads, int parts) {
       Problem p = base;
@@ -185,7 +195,8 @@ TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
     std::vector<std::pair<std::string, Problem>> runs;
     g_handed = 0;
     runs.emplace_back("handed on", run(counting_hand_offs, 1, 1));
-    if (V() >= schedule().v_tile) EXPECT_EQ(g_handed, expected_hand_offs) << describe(base);
+    const int64_t expected = one_token_hand_offs + (pair_blocks ? pair_hand_offs : 0);
+    if (V() >= schedule().v_tile) EXPECT_EQ(g_handed, expected) << describe(base);
     else EXPECT_EQ(g_handed, 0) << "no whole tile, " << describe(base);
     runs.emplace_back("alternating scratch", run(alternating_scratch, 1, 1));
     runs.emplace_back("floats like the tag", run(floats_like_the_tag, 1, 1));
