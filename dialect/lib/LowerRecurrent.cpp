@@ -642,12 +642,12 @@ class RecurrentEmitter {
   // the final_state the block before wrote in the others.
   Value blockSource(const Block& block) { return b_.create<SelectOp>(loc_, block.isFirst, s0_, s1_); }
 
-  // A block of one token (decode), or of one pair (pairBlocks, below): each
+  // A block of one token (decode), or of one pair (pairBlocks, above): each
   // whole tile's sweep that writes final_state also sums the next whole
   // tile, so that of the read-only sums sweeps only the first tile's runs
-  // apart from the state's stream. Without
-  // any sums sweep (wrong results, the bound) T = 1 took 1.02-1.04x the
-  // copy (T = 0) at K = V = 128 and 256, against 1.11-1.25x with them. AOT
+  // apart from the state's stream. Without any sums sweep (wrong results,
+  // the bound) T = 1 took 1.02-1.04x the copy (T = 0) at K = V = 128 and
+  // 256, against 1.11-1.25x with them. AOT
   // kernels alternated in one process (2026-12-03, Zen 5, streamed, H = 16,
   // K = V = 256, 8-vector tiles, 2 a head), T = 1 against T = 0 before /
   // after: 1.20x / 1.13x on 1 thread, 1.11x / 1.07x on 2; with 4-vector
@@ -659,13 +659,13 @@ class RecurrentEmitter {
   // of a task that ends on a one-token (one-pair) block (always its last
   // block) sums the first tile of the worker's next task too, when that
   // task is one token (two) with a whole tile, and leaves the sums in
-  // scratch under the next
-  // task's tag; that task, finding its tag there, skips its read-only
-  // sweep. In a run of such tasks only the first task's first sweep (and
-  // the sweeps of partial tiles) then reads without writing. The
-  // sums are the same operations in the same order as the task's own: the
-  // task's first gated rows are its decay times its key and queries (P
-  // starts at 1). The same kernel with and without tags, alternated in one
+  // scratch under the next task's tag; that task, finding its tag there,
+  // skips its read-only sweep. In a run of such tasks only the first
+  // task's first sweep (and the sweeps of partial tiles) then reads without
+  // writing. The sums are the same operations in the same order as the
+  // task's own: the task's first gated rows are its decay times its key and
+  // queries (P starts at 1; a pair's second, that times its decay times
+  // its key and queries). The same kernel with and without tags, alternated in one
   // process (2026-12-03, Zen 3, AVX2, streamed, 8-vector tiles, H = 32),
   // T = 1 median ms on 1 / 2 threads: K = V = 64 0.069 -> 0.057 / 0.028 ->
   // 0.022, K = V = 128 0.182 -> 0.156 / 0.126 -> 0.110; K = V = 256 (H =
@@ -1036,9 +1036,9 @@ class RecurrentEmitter {
     Value column = b_.create<SelectOp>(loc_, inTask, after, c(0));
     return {mem, column};
   }
-  // A one-token sweep that writes one tile and sums the next (`reading`)
-  // prefetches the row readAhead() rows after the one it sums, past the
-  // tile's last row the tile read after it (`after`): a steady stream a few
+  // A one-group block's sweep that writes one tile and sums the next
+  // (`reading`) prefetches the row readAhead() rows after the one it sums,
+  // past the tile's last row the tile read after it (`after`): a stream a few
   // KiB ahead of the loads. Prefetching the row k of the tile after, a whole
   // tile ahead, left the sums' loads waiting. AOT decode kernels (8-vector
   // tiles, streamed) alternated in one process over 64 copies of the states
