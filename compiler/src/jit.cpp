@@ -4,9 +4,12 @@
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 #include "gdr/compiler/target.h"
+#include "jit_memory.h"
 
 namespace gdr::compiler {
 
@@ -22,7 +25,13 @@ std::mutex& jit_mutex() {
 llvm::orc::LLJIT* jit(std::string* error) {
   static llvm::orc::LLJIT* instance = [error]() -> llvm::orc::LLJIT* {
     initialize_native_target();
-    auto created = llvm::orc::LLJITBuilder().create();
+    // Every object's sections in one region (jit_memory.h).
+    auto in_one_region = [](llvm::orc::ExecutionSession& session, const llvm::Triple&)
+        -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+      return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+          session, [] { return std::make_unique<llvm::SectionMemoryManager>(&jit_memory()); });
+    };
+    auto created = llvm::orc::LLJITBuilder().setObjectLinkingLayerCreator(in_one_region).create();
     if (!created) {
       *error = llvm::toString(created.takeError());
       return nullptr;
@@ -131,6 +140,8 @@ Status jit_load_object(const std::vector<char>& object, const std::string& symbo
   if (s) *address = addresses[0];
   return s;
 }
+
+bool jit_region_holds(const void* address) { return jit_memory_holds(address); }
 
 int64_t jit_loaded_objects() {
   std::lock_guard<std::mutex> lock(jit_mutex());

@@ -31,4 +31,9 @@ Status jit_load_object(const std::vector<char>& object, const std::string& symbo
 // How many objects jit_load_object holds loaded, for tests.
 int64_t jit_loaded_objects();
 
+// Whether `address` lies in the one region of address space the JIT maps
+// every object's sections in (so that their 32-bit PC-relative references
+// to each other reach: compiler/src/jit_memory.h), for tests.
+bool jit_region_holds(const void* address);
+
 }  // namespace gdr::compiler
