@@ -141,8 +141,6 @@ Status jit_load_object(const std::vector<char>& object, const std::string& symbo
   return s;
 }
 
-bool jit_region_holds(const void* address) { return jit_memory_holds(address); }
-
 int64_t jit_loaded_objects() {
   std::lock_guard<std::mutex> lock(jit_mutex());
   std::string error;

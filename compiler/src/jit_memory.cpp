@@ -1,5 +1,7 @@
 #include "jit_memory.h"
 
+#include "gdr/compiler/jit.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +11,8 @@
 
 namespace gdr::compiler {
 namespace {
+
+constexpr size_t kJitRegionBytes = size_t{1} << 30;
 
 class RegionMapper final : public llvm::SectionMemoryManager::MemoryMapper {
  public:
@@ -76,6 +80,6 @@ RegionMapper& region_mapper() {
 
 llvm::SectionMemoryManager::MemoryMapper& jit_memory() { return region_mapper(); }
 
-bool jit_memory_holds(const void* address) { return region_mapper().holds(address); }
+bool jit_region_holds(const void* address) { return region_mapper().holds(address); }
 
 }  // namespace gdr::compiler

@@ -13,14 +13,9 @@
 namespace gdr::compiler {
 
 // A SectionMemoryManager's mapper that carves blocks out of one reserved
-// region (kJitRegionBytes, never moved or returned to the system).
+// region of 1 GiB, never moved or returned to the system; allocations past
+// it fail (ENOMEM) instead of mapping elsewhere. jit_region_holds
+// (gdr/compiler/jit.h) tells whether an address lies in it.
 llvm::SectionMemoryManager::MemoryMapper& jit_memory();
-
-// The region's size; allocations past it fail (ENOMEM) instead of mapping
-// elsewhere.
-constexpr size_t kJitRegionBytes = size_t{1} << 30;
-
-// Whether `address` lies in the region (false before its first block).
-bool jit_memory_holds(const void* address);
 
 }  // namespace gdr::compiler

@@ -691,13 +691,13 @@ class RecurrentEmitter {
       Value more = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, next, tilesEnd);
       return ifElseValues(more, sums, [&] {
         Following following{statePlace(sourceMem, next), [&](Value k) { return gatedRow(c(0), k, tokens); },
-                            [&] { return nextTile(add(col, c(2 * tile_))); }, tokens};
+                            [&] { return nextTile(add(col, c(2 * tile_))); }};
         return emitGroup(tile, c(0), tokens, 0, source, final, acc, &following);
       }, [&] {
         ifElse(handOff, [&] {
           Place theirFirst = statePlace(next_, c(0));
           Following nextTasks{theirFirst, [&](Value k) { return nextTaskGatedRow(k, tokens); },
-                              [&] { return NextTile{next_, c(tile_)}; }, tokens};
+                              [&] { return NextTile{next_, c(tile_)}; }};
           SmallVector<Value> theirs = emitGroup(tile, c(0), tokens, 0, source, final, acc, &nextTasks);
           for (int64_t i = 0; i < sums; ++i) store(theirs[i], scratch_, c(handedSumAt(i)), Value());
           storeTag(nextTag_);
@@ -764,9 +764,8 @@ class RecurrentEmitter {
   // and the tile read after it (which a streamed sweep prefetches).
   struct Following {
     Place tile;
-    std::function<SmallVector<Value>(Value k)> gated;  // 1 + R broadcasts a token
+    std::function<SmallVector<Value>(Value k)> gated;  // 1 + R broadcasts a token of the group
     std::function<NextTile()> ahead;
-    int64_t tokens;  // whose sums it takes
   };
 
   // ---- First sums handed from task to task (kernel ABI 5) ----
@@ -793,9 +792,9 @@ class RecurrentEmitter {
   // has a tag, `tokens` tokens (its one group) and a whole tile.
   Value handsOff(int64_t tokens) {
     Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, nextTag_, c(0));
-    Value decode = eq(nextT_, tokens);
+    Value oneGroup = eq(nextT_, tokens);
     Value whole = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::uge, nextColumns_, c(tile_));
-    Value both = b_.create<arith::AndIOp>(loc_, tagged, decode);
+    Value both = b_.create<arith::AndIOp>(loc_, tagged, oneGroup);
     return b_.create<arith::AndIOp>(loc_, both, whole);
   }
   VectorType tagType() { return VectorType::get({kTagFloats}, f32_); }
@@ -976,7 +975,7 @@ class RecurrentEmitter {
     };
     if (last) {
       Value stream = streaming_ ? b_.create<arith::AndIOp>(loc_, streaming_, tile.block.isLast).getResult() : Value();
-      const int64_t results = following ? following->tokens * perToken : 0;
+      const int64_t results = following ? count * perToken : 0;  // its group's sums
       return streamedOrCached(stream, mask, n, results, [&](bool streamed) {
         // The tile read after the one this sweep sums (if any).
         NextTile ahead = !streamed ? NextTile{} : following ? following->ahead() : nextTile(add(tile.col, c(n * W_)));
