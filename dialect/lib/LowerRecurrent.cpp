@@ -98,6 +98,8 @@ class RecurrentEmitter {
   // H = 16, 30.9 / 30.9 / 30.3 / 31.6); 128 keeps the rows (about 4 K
   // floats a token) in L2 at K = 256.
   static constexpr int64_t kBlockTokens = 2 * GDR_TOKEN_BLOCK;
+  // The most tokens a block run as one group has (oneGroupBlocks).
+  static constexpr int64_t kMaxGroup = 4;
   // How many tokens ahead a token-major rows pass prefetches (K = V = 128,
   // H = 32, T = 512, 2026-12-03, Zen 3, medians of alternated AOT kernels
   // at 0, 4, 8, 16 and 32 tokens: 33.2, 32.1, 32.3, 33.2, 33.2 ms on 1
@@ -192,13 +194,20 @@ class RecurrentEmitter {
         Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, left, c(kBlockTokens));
         Value count = b_.create<SelectOp>(loc_, fits, left, c(kBlockTokens));
         Block block{first, count, eq(first, 0), fits};
-        emitTokenRows(block);
-        auto tiles = [&] { forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); }); };
-        ifElse(eq(count, 1), [&] { emitOneGroupBlock(block, 1); }, [&] {
-          if (!pairBlocks()) return tiles();
-          Value longer = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, count, c(2));
-          ifElse(longer, tiles, [&] { emitOneGroupBlock(block, 2); });
-        });
+        // Blocks of 1 to kMaxGroup tokens run as one group where they can,
+        // the others tile by tile.
+        std::function<void(int64_t)> from = [&](int64_t tokens) {
+          if (tokens > kMaxGroup || !oneGroupBlocks(tokens)) {
+            emitTokenRows(block);
+            forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
+            return;
+          }
+          ifElse(eq(count, tokens), [&] {
+            emitGroupRows(block, c(0), tokens, Value());
+            emitOneGroupBlock(block, tokens);
+          }, [&] { from(tokens + 1); });
+        };
+        from(1);
         return SmallVector<Value>{};
       });
     });
@@ -235,23 +244,23 @@ class RecurrentEmitter {
   // each power-of-two number of vectors below the tile's that still fits,
   // then masked vectors.
   void forEachTile(function_ref<void(Value col, int64_t n, Value mask)> fn) {
-    Value tilesEnd = wholeTilesEnd();
+    Value tilesEnd = wholeTilesEnd(tile_);
     loop(vBegin_, tilesEnd, c(tile_), {}, [&](Value col, ValueRange) {
       fn(col, tile_ / W_, Value());
       return SmallVector<Value>{};
     });
-    forEachTileAfter(tilesEnd, fn);
+    forEachTileAfter(tilesEnd, tile_ / W_, fn);
   }
-  // Where the task's whole tiles end.
-  Value wholeTilesEnd() {
+  // Where the task's whole tiles of `width` columns end.
+  Value wholeTilesEnd(int64_t width) {
     Value columns = sub(vEnd_, vBegin_);
-    Value tiles = div(columns, c(tile_));
-    Value whole = mul(tiles, c(tile_));
+    Value tiles = div(columns, c(width));
+    Value whole = mul(tiles, c(width));
     return add(vBegin_, whole);
   }
-  // The tiles after the whole ones, from column `rest`.
-  void forEachTileAfter(Value rest, function_ref<void(Value col, int64_t n, Value mask)> fn) {
-    for (int64_t m = pow2Below(tile_ / W_); m >= 1; m /= 2) {
+  // The tiles after the whole ones (of n vectors), from column `rest`.
+  void forEachTileAfter(Value rest, int64_t n, function_ref<void(Value col, int64_t n, Value mask)> fn) {
+    for (int64_t m = pow2Below(n); m >= 1; m /= 2) {
       Value width = c(m * W_);
       Value end = add(rest, mul(div(sub(vEnd_, rest), width), width));
       loop(rest, end, width, {}, [&](Value col, ValueRange) {
@@ -363,29 +372,32 @@ class RecurrentEmitter {
   // product of the decays since the tile last held S. Group i's scale (the P
   // of its last token; a full sweep's S = scale ⊙ S̃ + ...). Token j's
   // scalars: whether its group's sweep is full (1 or 0; the group's first
-  // token), k · q of each readout, and for a pair's second token the
-  // corrections k_t · (decay_{t+1} ⊙ k_{t+1}) and, per readout,
-  // k_t · (decay_{t+1} ⊙ q_{t+1}). Then P of the last group, and of the
-  // pair's two tokens while it is computed. Then the first sums handed to
+  // token), k · q of each readout, and for each earlier token s of its
+  // group (nearest first) the corrections k_s · (decay_{s+1..t} ⊙ k_t) and,
+  // per readout, k_s · (decay_{s+1..t} ⊙ q_t), decay_{s+1..t} the product
+  // of the decays of tokens s + 1 to t. Then P of the last group, and of
+  // the group's tokens while it is computed. Then the first sums handed to
   // the next task and their tag (an i64 in two floats). Each part's start
   // (in floats), written once for scratchFloats and the emitter alike:
   static constexpr int64_t kTagFloats = 2;
-  static int64_t scalarsPerToken(int64_t R) { return 2 + 2 * R; }
+  static int64_t scalarsPerToken(int64_t R) { return 1 + R + (kMaxGroup - 1) * (1 + R); }
   struct ScratchLayout {
     ScratchLayout(int64_t K, int64_t R, int64_t tile, int64_t G)
         : rows(K * tile),
           scales(rows + kBlockTokens * (2 + R) * K),
           scalars(scales + kBlockTokens / G * K),
           run(scalars + kBlockTokens * scalarsPerToken(R)),
-          handed(run + 3 * K),
-          tag(handed + G * (1 + R) * tile),
+          handed(run + (1 + kMaxGroup) * K),
+          tag(handed + kMaxGroup * (1 + R) * tile),
           end(tag + kTagFloats) {}
     int64_t rows, scales, scalars, run, handed, tag, end;
   };
   int64_t handedSumAt(int64_t i) const { return at_.handed + i * W_; }
-  int64_t pairPAt(int64_t i) const { return at_.run + (1 + i) * K_; }
+  int64_t groupPAt(int64_t i) const { return at_.run + (1 + i) * K_; }
   enum Scalar : int64_t { kFull = 0, kKq = 1 };  // then kq of each readout, the corrections
-  int64_t correctionSlot(int64_t g) const { return 1 + R_ + g; }  // g = 0: key, 1 + r: readout r
+  // The correction of a token by the token `back` + 1 before it in its
+  // group; g = 0: key, 1 + r: readout r.
+  int64_t correctionSlot(int64_t back, int64_t g) const { return 1 + R_ + back * (1 + R_) + g; }
 
   Value rowIndex(Value j, int64_t x, Value k) {
     Value row = mul(j, c((2 + R_) * K_));
@@ -457,10 +469,10 @@ class RecurrentEmitter {
     if (G_ == 2) ifElse(isOdd(block.count), [&] { emitGroupRows(block, groups, 1, prefetching); }, [] {});
   }
 
-  // Group `group` (tokens 2·group and the next, if count is 2) of the block.
+  // Group `group` of the block: its `count` tokens from token G·group
+  // (a block of one group: group 0, the block's count; prefetching null).
   void emitGroupRows(const Block& block, Value group, int64_t count, Value prefetching) {
-    SmallVector<Value> local{mul(group, c(G_))};
-    if (count == 2) local.push_back(add(local[0], c(1)));
+    SmallVector<Value> local = groupTokens(mul(group, c(G_)), count);
     SmallVector<Value> tokens;
     for (Value j : local) tokens.push_back(add(block.first, j));
     SmallVector<SmallVector<Value>> rows(count);  // per token: key, then each readout's query row
@@ -470,7 +482,7 @@ class RecurrentEmitter {
       for (int64_t g = 0; g < R_; ++g) rows[i].push_back(add(queryRow, readout(qReadout_, g)));
     }
     auto mem = [&](int64_t g) { return g == 0 ? key_ : query_; };
-    ifElse(prefetching, [&] {
+    if (prefetching) ifElse(prefetching, [&] {
       for (Value t : tokens) prefetchTokenRows(add(t, c(kRowsAhead)));
     }, [] {});
     // P of each token (the first's is the last group's times its decay:
@@ -494,7 +506,7 @@ class RecurrentEmitter {
         } else {
           p = mulf(d, p);
         }
-        write(p, scratch_, c(pairPAt(i) + at));
+        write(p, scratch_, c(groupPAt(i) + at));
         for (int64_t g = 0; g <= R_; ++g) {
           Value x = read(mem(g), add(rows[i][g], c(at)), vector);
           Value gated = mulf(p, x);
@@ -522,16 +534,21 @@ class RecurrentEmitter {
     b_.create<memref::StoreOp>(loc_, fullFloat, scratch_, ValueRange{scalarIndex(local[0], kFull)});
     // Row factors, the scale and the P the next group starts from.
     forEachChunk([&](int64_t at, bool vector) {
-      Value nextDecay = count == 2 ? decayAt(tokens[1], at, vector) : Value();
+      // laterDecays[i]: the product of the decays of the tokens after i.
+      SmallVector<Value> laterDecays(count);
+      for (int64_t i = count - 2; i >= 0; --i) {
+        Value d = decayAt(tokens[i + 1], at, vector);
+        laterDecays[i] = laterDecays[i + 1] ? mulf(laterDecays[i + 1], d) : d;
+      }
       for (int64_t i = 0; i < count; ++i) {
-        Value p = read(scratch_, c(pairPAt(i) + at), vector);
+        Value p = read(scratch_, c(groupPAt(i) + at), vector);
         Value key = read(key_, add(rows[i][0], c(at)), vector);
-        Value whole = i == 0 && nextDecay ? mulf(nextDecay, key) : key;
+        Value whole = laterDecays[i] ? mulf(laterDecays[i], key) : key;
         Value cheap = b_.create<arith::DivFOp>(loc_, key, p);
         Value factor = b_.create<SelectOp>(loc_, full, whole, cheap);
         write(factor, scratch_, rowIndex(local[i], 1 + R_, c(at)));
       }
-      Value p = read(scratch_, c(pairPAt(count - 1) + at), vector);
+      Value p = read(scratch_, c(groupPAt(count - 1) + at), vector);
       write(p, scratch_, scaleIndex(group, c(at)));
       Value one = constant(1.0f, vector);
       Value restart = b_.create<SelectOp>(loc_, full, one, p);
@@ -540,17 +557,27 @@ class RecurrentEmitter {
     // The dot products.
     for (int64_t i = 0; i < count; ++i) {
       for (int64_t g = 0; g < R_; ++g) {
-        Value kq = gatedDot(rows[i][0], Value(), query_, rows[i][1 + g]);
+        Value kq = gatedDot(rows[i][0], {}, query_, rows[i][1 + g]);
         b_.create<memref::StoreOp>(loc_, kq, scratch_, ValueRange{scalarIndex(local[i], kKq + g)});
       }
     }
-    if (count == 2) {
-      for (int64_t g = 0; g <= R_; ++g) {
-        Value correction = gatedDot(rows[0][0], tokens[1], mem(g), rows[1][g]);
-        b_.create<memref::StoreOp>(loc_, correction, scratch_,
-                                   ValueRange{scalarIndex(local[1], correctionSlot(g))});
+    for (int64_t t = 1; t < count; ++t) {
+      for (int64_t s = t - 1; s >= 0; --s) {
+        ArrayRef<Value> decays = ArrayRef<Value>(tokens).slice(s + 1, t - s);
+        for (int64_t g = 0; g <= R_; ++g) {
+          Value correction = gatedDot(rows[s][0], decays, mem(g), rows[t][g]);
+          b_.create<memref::StoreOp>(loc_, correction, scratch_,
+                                     ValueRange{scalarIndex(local[t], correctionSlot(t - 1 - s, g))});
+        }
       }
     }
+  }
+
+  // Block tokens j, j + 1, ... of a group of `count`.
+  SmallVector<Value> groupTokens(Value j, int64_t count) {
+    SmallVector<Value> local{j};
+    for (int64_t i = 1; i < count; ++i) local.push_back(add(j, c(i)));
+    return local;
   }
 
   // Whether a token's key, query or channelwise decay row is not K floats
@@ -601,14 +628,15 @@ class RecurrentEmitter {
     return rows;
   }
 
-  // Σ_k key[keyRow + k] · decay_t[k] · mem[row + k] (no decay without
-  // token t): whole vectors, one fixed-order reduction, then scalars.
-  Value gatedDot(Value keyRow, Value t, Value mem, Value row) {
+  // Σ_k key[keyRow + k] · Π_t decay_t[k] · mem[row + k] over the tokens t
+  // of `decays` (none: no decay): whole vectors, one fixed-order
+  // reduction, then scalars.
+  Value gatedDot(Value keyRow, ArrayRef<Value> decays, Value mem, Value row) {
     Value sum = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(0.0f));
     Value acc;
     forEachChunk([&](int64_t at, bool vector) {
       Value key = read(key_, add(keyRow, c(at)), vector);
-      if (t) key = mulf(key, decayAt(t, at, vector));
+      for (Value t : decays) key = mulf(key, decayAt(t, at, vector));
       Value other = read(mem, add(row, c(at)), vector);
       if (vector) {
         acc = fma(key, other, acc ? acc : zero_);
@@ -626,17 +654,32 @@ class RecurrentEmitter {
 
   // ---- One tile over one block ----
 
-  // Whether a block of one pair runs as a block of one token does
-  // (emitOneGroupBlock) rather than packed (emitTile): not on 16 registers,
+  // Whether a block of `tokens` tokens runs as one group, as a block of one
+  // token does (emitOneGroupBlock), rather than packed (emitTile): one
+  // token always; a pair with pairs (sweep_tokens 2), not on 16 registers,
   // where the sweep that writes one tile and sums the next one's pair would
-  // spill. gdr-bench, 3 rounds alternated with the build before (2026-12-06,
+  // spill; three or four tokens likewise, in tiles narrow enough
+  // (groupVectors). Pairs, gdr-bench, 3 rounds alternated with the build before (2026-12-06,
   // Sapphire Rapids, --impl auto --T 0,2,4 --interleave-cases 1), T = 2 /
   // T = 0 before -> after on 1 / 2 threads: K = V = 128, H = 32 1.21-1.26
   // -> 1.18-1.26 / 1.45-1.46 -> 1.23-1.26; K = V = 64, B = 16 1.21 -> 1.09
   // / 1.18 -> 1.05; K = V = 128, B = 16 1.24 -> 1.24 / 1.20 -> 1.20;
   // K = V = 256, H = 16 1.10 -> 1.17 / 1.19 -> 1.16 (1.08-1.17 and
   // 1.13-1.17 over the rounds: within their noise).
-  bool pairBlocks() const { return G_ == 2 && !scarceRegisters_; }
+  bool oneGroupBlocks(int64_t tokens) const {
+    if (tokens == 1) return true;
+    return G_ == 2 && !scarceRegisters_ && groupVectors(tokens) > 0;
+  }
+  // The vectors of a one-group block's tile: the schedule's, or for three
+  // or four tokens the most (a power of two) whose sums fit 16 registers,
+  // next to the deltas and the row (none: 0).
+  int64_t groupVectors(int64_t tokens) const {
+    const int64_t n = tile_ / W_;
+    if (tokens <= 2) return n;
+    int64_t m = n;
+    while (m > 0 && tokens * (1 + R_) * m > 16) m /= 2;
+    return m;
+  }
 
   // The state the block reads: initial_state in the task's first block,
   // the final_state the block before wrote in the others.
@@ -672,9 +715,10 @@ class RecurrentEmitter {
   // 16) 0.312 -> 0.293 / 0.177 -> 0.167.
   void emitOneGroupBlock(const Block& block, int64_t tokens) {
     Value sourceMem = blockSource(block);
-    const int64_t n = tile_ / W_;
+    const int64_t n = groupVectors(tokens);
+    const int64_t width = n * W_;
     const int64_t sums = tokens * (1 + R_) * n;
-    Value tilesEnd = wholeTilesEnd();
+    Value tilesEnd = wholeTilesEnd(width);
     Value any = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, vBegin_, tilesEnd);
     Value handed = b_.create<arith::AndIOp>(loc_, block.isFirst, sumsHandedIn());
     SmallVector<Value> first = ifElseValues(any, sums, [&] {
@@ -682,22 +726,22 @@ class RecurrentEmitter {
         return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, tokens, n, Value());
       });
     }, [&] { return zeros(sums); });
-    Value handOff = handsOff(tokens);
-    loop(vBegin_, tilesEnd, c(tile_), first, [&](Value col, ValueRange acc) {
+    Value handOff = handsOff(tokens, width);
+    loop(vBegin_, tilesEnd, c(width), first, [&](Value col, ValueRange acc) {
       Tile tile{block, col, n, Value()};
       Place source = statePlace(sourceMem, col);
       Place final = statePlace(s1_, col);
-      Value next = add(col, c(tile_));
+      Value next = add(col, c(width));
       Value more = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, next, tilesEnd);
       return ifElseValues(more, sums, [&] {
         Following following{statePlace(sourceMem, next), [&](Value k) { return gatedRow(c(0), k, tokens); },
-                            [&] { return nextTile(add(col, c(2 * tile_))); }};
+                            [&] { return nextTile(add(col, c(2 * width))); }};
         return emitGroup(tile, c(0), tokens, 0, source, final, acc, &following);
       }, [&] {
         ifElse(handOff, [&] {
           Place theirFirst = statePlace(next_, c(0));
           Following nextTasks{theirFirst, [&](Value k) { return nextTaskGatedRow(k, tokens); },
-                              [&] { return NextTile{next_, c(tile_)}; }};
+                              [&] { return NextTile{next_, c(width)}; }};
           SmallVector<Value> theirs = emitGroup(tile, c(0), tokens, 0, source, final, acc, &nextTasks);
           for (int64_t i = 0; i < sums; ++i) store(theirs[i], scratch_, c(handedSumAt(i)), Value());
           storeTag(nextTag_);
@@ -705,7 +749,7 @@ class RecurrentEmitter {
         return zeros(sums);
       });
     });
-    forEachTileAfter(tilesEnd, [&](Value col, int64_t n, Value mask) {
+    forEachTileAfter(tilesEnd, n, [&](Value col, int64_t n, Value mask) {
       Place source = statePlace(sourceMem, col);
       SmallVector<Value> sums = emitFirstSums(source, nullptr, tokens, n, mask);
       emitGroup(Tile{block, col, n, mask}, c(0), tokens, 0, source, statePlace(s1_, col), sums);
@@ -789,11 +833,12 @@ class RecurrentEmitter {
     return b_.create<arith::XOrIOp>(loc_, wide, ones);
   }
   // Whether this task hands its next task's first sums on: the next task
-  // has a tag, `tokens` tokens (its one group) and a whole tile.
-  Value handsOff(int64_t tokens) {
+  // has a tag, `tokens` tokens (its one group) and a whole tile (`width`
+  // columns).
+  Value handsOff(int64_t tokens, int64_t width) {
     Value tagged = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, nextTag_, c(0));
     Value oneGroup = eq(nextT_, tokens);
-    Value whole = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::uge, nextColumns_, c(tile_));
+    Value whole = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::uge, nextColumns_, c(width));
     Value both = b_.create<arith::AndIOp>(loc_, tagged, oneGroup);
     return b_.create<arith::AndIOp>(loc_, both, whole);
   }
@@ -810,14 +855,18 @@ class RecurrentEmitter {
     return sums;
   }
   // Row k's broadcasts of the gated key and queries of the next task's
-  // first `count` tokens (1 or 2), as its own rows pass computes them: P is
-  // its first decay, then that times its second.
+  // first `count` tokens (its one group), as its own rows pass computes
+  // them: P is its first decay, then that times each next one.
   SmallVector<Value> nextTaskGatedRow(Value k, int64_t count) {
     SmallVector<Value> gated;
     Value p;
     for (int64_t i = 0; i < count; ++i) {
       // Index x of the token's row of a tensor whose token stride is `stride`.
-      auto at = [&](Value stride, Value x) { return i == 0 ? x : add(stride, x); };
+      auto at = [&](Value stride, Value x) {
+        if (i == 0) return x;
+        Value row = i == 1 ? stride : mul(stride, c(i));
+        return add(row, x);
+      };
       Value decay = scalar(nextDecay_, at(nextDStride_, scalarDecay_ ? c(0) : k));
       p = i == 0 ? decay : mulf(decay, p);
       Value key = scalar(nextKey_, at(nextKStride_, k));
@@ -918,8 +967,7 @@ class RecurrentEmitter {
     const int64_t n = tile.n;
     const Value mask = tile.mask;
     const int64_t perToken = (1 + R_) * n;
-    SmallVector<Value> local{j};
-    if (count == 2) local.push_back(add(j, c(1)));
+    SmallVector<Value> local = groupTokens(j, count);
     SmallVector<Value> tokens;
     for (Value x : local) tokens.push_back(add(tile.block.first, x));
     SmallVector<SmallVector<Value>> delta(count, SmallVector<Value>(n));
@@ -928,25 +976,29 @@ class RecurrentEmitter {
       Value valueRow = add(mul(token, vStride_), tile.col);
       Value outRow = add(mul(token, oStride_), tile.col);
       Value beta = splat(scalar(beta_, mul(token, bStride_)));
-      // The first token's update as the second token's sums see it.
-      auto corrected = [&](Value sum, int64_t g, int64_t x, Value* factor) {
-        if (i == 0) return sum;
-        if (!*factor) *factor = splat(scalar(scratch_, scalarIndex(local[1], correctionSlot(g))));
-        return fma(*factor, delta[0][x], sum);
+      // The earlier tokens' updates as this token's sums see them (nearest
+      // first); factors[s] is the broadcast correction by token i - 1 - s.
+      auto corrected = [&](Value sum, int64_t g, int64_t x, SmallVector<Value>& factors) {
+        for (int64_t back = 0; back < i; ++back) {
+          if (factors.size() == size_t(back))
+            factors.push_back(splat(scalar(scratch_, scalarIndex(local[i], correctionSlot(back, g)))));
+          sum = fma(factors[back], delta[i - 1 - back][x], sum);
+        }
+        return sum;
       };
-      Value keyFactor;
+      SmallVector<Value> keyFactors;
       for (int64_t x = 0; x < n; ++x) {
         Value v = load(value_, add(valueRow, c(x * W_)), mask);
-        Value predicted = corrected(acc[i * perToken + x], 0, x, &keyFactor);
+        Value predicted = corrected(acc[i * perToken + x], 0, x, keyFactors);
         delta[i][x] = b_.create<arith::MulFOp>(loc_, beta, b_.create<arith::SubFOp>(loc_, v, predicted));
       }
       SmallVector<std::pair<Value, Value>> outs;  // (where, what)
       for (int64_t g = 0; g < R_; ++g) {
         Value kq = splat(scalar(scratch_, scalarIndex(local[i], kKq + g)));
         Value outAt = add(outRow, readout(oReadout_, g));
-        Value queryFactor;
+        SmallVector<Value> queryFactors;
         for (int64_t x = 0; x < n; ++x) {
-          Value sq = corrected(acc[i * perToken + (1 + g) * n + x], 1 + g, x, &queryFactor);
+          Value sq = corrected(acc[i * perToken + (1 + g) * n + x], 1 + g, x, queryFactors);
           Value out = fma(kq, delta[i][x], sq);
           outs.push_back({add(outAt, c(x * W_)), out});
         }
@@ -1057,13 +1109,13 @@ class RecurrentEmitter {
       Value here = reading.at(ahead, j / W_);
       Value there = add(pastRow, c(j));
       Value at = b_.create<SelectOp>(loc_, inTile, here, there);
-      prefetch(mem, at, /*write=*/false);
+      prefetch(mem, at, /*write=*/false, kIntoL2);
     }
   }
   // Prefetches row k of that tile (n vectors), one prefetch per 64-byte line.
   void prefetchRow(const NextTile& ahead, Value k, int64_t n) {
     Value row = add(mul(k, c(V_)), ahead.column);
-    for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(ahead.mem, add(row, c(j)), /*write=*/false);
+    for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(ahead.mem, add(row, c(j)), /*write=*/false, kIntoL2);
   }
 
   // The rows of the tokens kBlockTokens after a group's that the next
@@ -1149,8 +1201,11 @@ class RecurrentEmitter {
     Value constantV = c(v);
     return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, x, constantV).getResult();
   }
-  void prefetch(Value mem, Value i, bool write) {
-    b_.create<memref::PrefetchOp>(loc_, mem, ValueRange{i}, write, /*localityHint=*/3,
+  // Where a prefetch brings its line (memref.prefetch's locality hint: 3
+  // every cache level, x86 prefetcht0; 2 from L2 out, prefetcht1).
+  static constexpr uint32_t kIntoL1 = 3, kIntoL2 = 2;
+  void prefetch(Value mem, Value i, bool write, uint32_t locality = kIntoL1) {
+    b_.create<memref::PrefetchOp>(loc_, mem, ValueRange{i}, write, locality,
                                   /*isDataCache=*/true);
   }
   Value add(Value x, Value y) { return b_.create<arith::AddIOp>(loc_, x, y); }

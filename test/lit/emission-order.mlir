@@ -65,7 +65,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.mlir.constant(24 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 24] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[SCRATCH_FLOATS:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
-// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(3753 : i64) : i64
+// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(4579 : i64) : i64
 // ENTRY-NEXT: %[[SCRATCH_OK:.*]] = llvm.icmp "sge" %[[SCRATCH_FLOATS]], %[[WANT_SCRATCH]] : i64
 // ENTRY-NEXT: llvm.cond_br %[[SCRATCH_OK]], ^[[CALL:.*]], ^[[NO_SCRATCH:.*]]{{$}}
 // ENTRY-NEXT: ^[[REJECT]]:
@@ -325,7 +325,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 
 // The streamed last token of a whole tile followed by another (whose sums
 // the sweep takes): each row prefetches the row min(32, K) = 2 rows after
-// it in the tile it sums, past that tile's last row the same row of the
+// it in the tile it sums (into L2), past that tile's last row the same row of the
 // tile after it (this task's column + 32 while it is inside v_end, else the
 // next task's first column), before the row's load.
 // BODY-LABEL: func private @order_streaming_body(
@@ -356,7 +356,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[THERE:.*]] = arith.addi %[[PAST_ROW]], %[[AHEAD_COL]] : index
 // BODY: %[[MEM:.*]] = select %[[IN_TILE]], %{{.*}}, %[[AHEAD]] : memref<?xf32>
 // BODY: %[[AT:.*]] = select %[[IN_TILE]], %{{.*}}, %{{.*}} : index
-// BODY-NEXT: memref.prefetch %[[MEM]][%[[AT]]], read, locality<3>, data : memref<?xf32>
+// BODY-NEXT: memref.prefetch %[[MEM]][%[[AT]]], read, locality<2>, data : memref<?xf32>
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 
 // The entry point streams the final state if asked (field 25 is 1) and the

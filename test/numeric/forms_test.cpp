@@ -108,6 +108,13 @@ ProblemForm varlen_decode() {
   f.seqlens = {1, 1, 129, 1, 0, 1};
   return f;
 }
+// Sequences of 2 to 4 tokens (blocks run as one group) among others, one
+// ending on a block of 4 (132) and one on a block of 3 (131).
+ProblemForm varlen_short() {
+  ProblemForm f;
+  f.seqlens = {4, 3, 4, 132, 2, 0, 3, 131, 1};
+  return f;
+}
 ProblemForm readout_everything(int64_t readouts = 2) {
   ProblemForm f = everything();
   f.key_heads = 4;
@@ -125,7 +132,15 @@ const Form kForms[] = {
     {"grouped_readout3_scalar_bthd", 2, 4, 70, grouped_readout3_scalar_bthd()},
     {"grouped_readout3_scalar_bthd_T1", 2, 4, 1, grouped_readout3_scalar_bthd()},
     {"decode_everything", 3, 4, 1, decode_everything()},
+    {"decode_everything_T4", 3, 4, 4, decode_everything()},
     {"varlen_decode", 1, 3, 0, varlen_decode()},
+    {"varlen_short", 1, 3, 0, varlen_short()},
+    // Three or four tokens with 2 to 4 readouts: one-group blocks on one
+    // vector, or (4 readouts, T = 4) tile by tile.
+    {"grouped_readout_T3", 2, 4, 3, grouped_readout()},
+    {"grouped_readout3_scalar_bthd_T4", 2, 4, 4, grouped_readout3_scalar_bthd()},
+    {"grouped_readout4_T3", 1, 4, 3, grouped_readout(4)},
+    {"grouped_readout4_T4", 1, 4, 4, grouped_readout(4)},
     {"grouped_readout4", 1, 4, 33, grouped_readout(4)},
     {"shared_query", 1, 4, 21, shared_query()},
     {"token_major", 2, 3, 37, token_major()},

@@ -3,6 +3,7 @@
 // tails (V not a multiple of the tile or of the vector width).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -62,8 +63,8 @@ class RecurrentKernelTest : public ::testing::TestWithParam<Variant> {
 
 TEST_P(RecurrentKernelTest, MatchesFloat64ForEverySequenceLength) {
   // 129: the last block has one token, read from the final state the block
-  // before wrote.
-  for (int64_t T : {0, 1, 2, 17, 64, 129, 130})
+  // before wrote; 1 to 4 and 129 to 132 end on a block run as one group.
+  for (int64_t T : {0, 1, 2, 3, 4, 17, 64, 129, 130, 131, 132})
     for (DecayRegime decay : {DecayRegime::Uniform, DecayRegime::NearOne}) {
       Problem p = make_problem(1, 2, T, K(), V(), {decay, BetaRegime::Uniform, true, uint64_t(T + 7)});
       expect_within_contract(p, one_thread(), schedule_name(schedule()), runner());
@@ -71,18 +72,19 @@ TEST_P(RecurrentKernelTest, MatchesFloat64ForEverySequenceLength) {
 }
 
 TEST_P(RecurrentKernelTest, EdgeDecaysAndBetasAreOrdinaryValues) {
-  for (DecayRegime decay : {DecayRegime::Zeros, DecayRegime::One, DecayRegime::Strong})
-    for (BetaRegime beta : {BetaRegime::Zero, BetaRegime::One, BetaRegime::Uniform}) {
-      Problem p = make_problem(1, 1, 17, K(), V(), {decay, beta, true, 3});
-      expect_within_contract(p, one_thread(), schedule_name(schedule()), runner());
-    }
+  for (int64_t T : {4, 17})
+    for (DecayRegime decay : {DecayRegime::Zeros, DecayRegime::One, DecayRegime::Strong})
+      for (BetaRegime beta : {BetaRegime::Zero, BetaRegime::One, BetaRegime::Uniform}) {
+        Problem p = make_problem(1, 1, T, K(), V(), {decay, beta, true, 3});
+        expect_within_contract(p, one_thread(), schedule_name(schedule()) + " T=" + std::to_string(T), runner());
+      }
 }
 
 TEST_P(RecurrentKernelTest, SplittingAHeadOverThreadsIsBitIdentical) {
   const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
   if (max_parts < 2) GTEST_SKIP() << "V = " << V() << " is one vector: nothing to split";
-  // T = 1: a one-token block's tiles carry each other's sums (decode).
-  for (int64_t T : {1, 17}) {
+  // T = 1 and 4: a one-group block's tiles carry each other's sums.
+  for (int64_t T : {1, 4, 17}) {
     const Problem base = make_problem(1, 1, T, K(), V(), {DecayRegime::NearOne, BetaRegime::Uniform, true, 5});
     Problem whole = base;
     ASSERT_TRUE(runner()(whole.tensors(), one_thread()));
@@ -144,16 +146,17 @@ int32_t counting_hand_offs(const gdr_kernel_args* a) {
 
 // Kernel ABI 5: a one-token task's last sweep sums the first tile of the
 // worker's next task and leaves the sums in scratch under that task's tag;
-// so does a task ending on a block of one pair for a next task of one pair
-// (pairs on 32 registers: LowerRecurrent's pairBlocks).
-// Taking them gives the bits of summing (the same operations in the same
-// order), and a task never takes sums left for another: one-token and
-// one-pair calls of several heads and sequences (of other lengths too, and
-// empty ones; 129 tokens end on a one-token block, 130 on a pair), run
-// untagged, through the runtime (sums handed on; heads split into column
-// parts on two threads too), on alternating scratch buffers and on scratch
-// whose floats read as the tag. On one thread every such task before one
-// of its kind hands on when the tile is whole.
+// so does a task ending on a block of 2 to 4 tokens run as one group for a
+// next task of as many tokens (with pairs, on 32 registers: LowerRecurrent's
+// oneGroupBlocks). Taking them gives the bits of summing (the same
+// operations in the same order), and a task never takes sums left for
+// another: calls of one to four tokens a sequence, several heads and
+// sequences (of other lengths too, and empty ones; 129 tokens end on a
+// one-token block, 130 on a pair, 132 on four), run untagged, through the
+// runtime (sums handed on; heads split into column parts on two threads
+// too), on alternating scratch buffers and on scratch whose floats read as
+// the tag. On one thread every such task before one of its kind hands on
+// when its tile is whole.
 TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
   Kernel kernel;
   ASSERT_TRUE(compiler::compiled_recurrent_kernel({K(), V()}, schedule(), &kernel));
@@ -161,24 +164,30 @@ TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
   const int64_t max_parts = (V() + schedule().vector_width - 1) / schedule().vector_width;
   const compiler::Target& host = compiler::host_target();
   const bool sixteen_registers = compiler::architecture_name(host.triple) == "x86_64" && host.vector_bits < 512;
-  const bool pair_blocks = schedule().sweep_tokens == 2 && !sixteen_registers;
+  const bool group_blocks = schedule().sweep_tokens == 2 && !sixteen_registers;
+  // The tile of a group of 3 or 4 tokens and one readout: 2 vectors at most
+  // (LowerRecurrent's groupVectors).
+  const int64_t group_tile = std::min<int64_t>(schedule().v_tile, 2 * schedule().vector_width);
   ProblemOptions decode{DecayRegime::NearOne, BetaRegime::Uniform, true, 13};
   ProblemOptions varlen = decode;
   varlen.form.seqlens = {1, 1, 3, 0, 1, 129, 1, 2, 1};
   ProblemOptions pairs = decode;
   pairs.form.seqlens = {2, 2, 1, 2, 130, 2};
+  ProblemOptions groups = decode;
+  groups.form.seqlens = {4, 4, 1, 3, 3, 132, 4};
   // Tasks run sequence by sequence, heads in turn (CallTasks). Decode: the
   // 6 tasks but the last. Varlen, T of the 18 tasks 1 1 1 1 3 3 0 0 1 1 129
-  // 129 1 1 2 2 1 1: a 1 or 129 before a 1, 7 times; a 2 before a 2 once.
-  // Pairs, 2 2 2 2 1 1 2 2 130 130 2 2: a 1 before a 1; a 2 or 130 before
-  // a 2, 6 times.
+  // 129 1 1 2 2 1 1: a 1 or 129 before a 1, 7 times; a 2 before a 2 once; a
+  // 3 before a 3 once. Pairs, 2 2 2 2 1 1 2 2 130 130 2 2: a 1 before a 1;
+  // a 2 or 130 before a 2, 6 times. Groups, 4 4 4 4 1 1 3 3 3 3 132 132 4 4:
+  // a 1 before a 1; a 4 or 132 before a 4, 5 times; a 3 before a 3, 3 times.
   struct Case {
     int64_t H;
     ProblemOptions options;
-    int64_t one_token_hand_offs, pair_hand_offs;
+    int64_t one_token_hand_offs, pair_hand_offs, three_or_four_hand_offs;
   };
-  for (const auto& [H, options, one_token_hand_offs, pair_hand_offs] :
-       {Case{3, decode, 5, 0}, Case{2, varlen, 7, 1}, Case{2, pairs, 1, 6}}) {
+  for (const auto& [H, options, one_token_hand_offs, pair_hand_offs, three_or_four_hand_offs] :
+       {Case{3, decode, 5, 0, 0}, Case{2, varlen, 7, 1, 1}, Case{2, pairs, 1, 6, 0}, Case{2, groups, 1, 0, 8}}) {
     const Problem base = make_problem(options.form.seqlens.empty() ? 2 : 1, H, 1, K(), V(), options);
     auto run = [&](gdr_kernel_fn fn, int threads, int parts) {
       Problem p = base;
@@ -195,9 +204,10 @@ TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
     std::vector<std::pair<std::string, Problem>> runs;
     g_handed = 0;
     runs.emplace_back("handed on", run(counting_hand_offs, 1, 1));
-    const int64_t expected = one_token_hand_offs + (pair_blocks ? pair_hand_offs : 0);
-    if (V() >= schedule().v_tile) EXPECT_EQ(g_handed, expected) << describe(base);
-    else EXPECT_EQ(g_handed, 0) << "no whole tile, " << describe(base);
+    int64_t expected = 0;
+    if (V() >= schedule().v_tile) expected += one_token_hand_offs + (group_blocks ? pair_hand_offs : 0);
+    if (V() >= group_tile && group_blocks) expected += three_or_four_hand_offs;
+    EXPECT_EQ(g_handed, expected) << describe(base);
     runs.emplace_back("alternating scratch", run(alternating_scratch, 1, 1));
     runs.emplace_back("floats like the tag", run(floats_like_the_tag, 1, 1));
     if (max_parts >= 3) runs.emplace_back("3 parts on 2 threads", run(kernel.fn, 2, 3));
