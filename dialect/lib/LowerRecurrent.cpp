@@ -22,8 +22,10 @@
 // token's sweep was bound by its 64-byte stores, docs/recurrent-route.md).
 // The second token's sums over the tile after the first are its sums over
 // the tile before plus (k_t · (decay_{t+1} ⊙ k_{t+1})) delta_t (likewise per
-// query). Pairs start at a block's first token; a block of odd length ends
-// with one token alone. A pair's sweep keeps twice the accumulators; with
+// query); in a group of more tokens, token t's sums see every earlier
+// token s through k_s · (decay_{s+1} ⊙ ... ⊙ decay_t ⊙ k_t). Pairs start
+// at a block's first token; a block of odd length ends with one token
+// alone. A pair's sweep keeps twice the accumulators; with
 // sweep_tokens = 1 every sweep updates one token and accumulates the next
 // one's sums. On 256-bit targets (x86 AVX2, 16 vector registers) the sweep
 // sums one broadcast at a time (accumulateEachGated).
@@ -34,11 +36,12 @@
 // once per block into scratch, before the block's tiles run: a head of
 // several tiles does not repeat it per tile. A block's tile starts from
 // initial_state (the first block) or from the final_state the block before
-// wrote, with one read-only sweep for its first sums. A block of one token
-// (decode) or one pair runs its whole tiles in turn, the sweep that writes
-// one tile's final state summing the next tile: only the first tile's sums
-// sweep is read-only, and that one is skipped when the worker's task before
-// summed it (kernel ABI 5, emitOneGroupBlock).
+// wrote, with one read-only sweep for its first sums. A block of one to
+// four tokens (decode, speculative decode) runs as one group: its whole
+// tiles in turn, the sweep that writes one tile's final state summing the
+// next tile: only the first tile's sums sweep is read-only, and that one is
+// skipped when the worker's task before summed it (kernel ABI 5,
+// emitOneGroupBlock).
 //
 // Every column goes through the same operations in the same order whichever
 // tile or lane holds it, so splitting a head's columns over threads gives
@@ -659,20 +662,29 @@ class RecurrentEmitter {
   // token always; a pair with pairs (sweep_tokens 2), not on 16 registers,
   // where the sweep that writes one tile and sums the next one's pair would
   // spill; three or four tokens likewise, in tiles narrow enough
-  // (groupVectors). Pairs, gdr-bench, 3 rounds alternated with the build before (2026-12-06,
-  // Sapphire Rapids, --impl auto --T 0,2,4 --interleave-cases 1), T = 2 /
-  // T = 0 before -> after on 1 / 2 threads: K = V = 128, H = 32 1.21-1.26
-  // -> 1.18-1.26 / 1.45-1.46 -> 1.23-1.26; K = V = 64, B = 16 1.21 -> 1.09
-  // / 1.18 -> 1.05; K = V = 128, B = 16 1.24 -> 1.24 / 1.20 -> 1.20;
-  // K = V = 256, H = 16 1.10 -> 1.17 / 1.19 -> 1.16 (1.08-1.17 and
-  // 1.13-1.17 over the rounds: within their noise).
+  // (groupVectors). Pairs, gdr-bench, 3 rounds alternated with the build
+  // before (2026-12-06, Sapphire Rapids, --impl auto --T 0,2,4
+  // --interleave-cases 1), T = 2 / T = 0 before -> after on 1 / 2 threads:
+  // K = V = 128, H = 32 1.21-1.26 -> 1.18-1.26 / 1.45-1.46 -> 1.23-1.26;
+  // K = V = 64, B = 16 1.21 -> 1.09 / 1.18 -> 1.05; K = V = 128, B = 16
+  // 1.24 -> 1.24 / 1.20 -> 1.20; K = V = 256, H = 16 1.10 -> 1.17 / 1.19 ->
+  // 1.16 (1.08-1.17 and 1.13-1.17 over the rounds: within their noise).
+  // Three and four tokens (with the L2 prefetches of readAhead), the same
+  // way (2026-12-06, Ice Lake, --T 0,1,2,3,4 over 14 decode shapes),
+  // T = 4 / T = 0 on 1 / 2 threads: K = V = 128, H = 32, B = 16 1.36-1.41
+  // -> 1.17-1.20 / 1.36-1.39 -> 1.18-1.23; K = V = 256, H = 16, B = 16
+  // 1.32-1.37 -> 1.14-1.15 / 1.35-1.36 -> 1.14-1.16; Qwen3-Next's form,
+  // B = 16 1.41-1.44 -> 1.14-1.15 / 1.37-1.43 -> 1.14-1.15; T = 3 alike;
+  // states in L2 (K = V = 64, B = 1) within noise. The kernel compiles in
+  // about twice the time (docs/recurrent-route.md).
   bool oneGroupBlocks(int64_t tokens) const {
     if (tokens == 1) return true;
     return G_ == 2 && !scarceRegisters_ && groupVectors(tokens) > 0;
   }
   // The vectors of a one-group block's tile: the schedule's, or for three
   // or four tokens the most (a power of two) whose sums fit 16 registers,
-  // next to the deltas and the row (none: 0).
+  // next to the deltas and the row (none: 0): four tokens on 4 vectors
+  // would take 32 sums, every register.
   int64_t groupVectors(int64_t tokens) const {
     const int64_t n = tile_ / W_;
     if (tokens <= 2) return n;
@@ -685,7 +697,7 @@ class RecurrentEmitter {
   // the final_state the block before wrote in the others.
   Value blockSource(const Block& block) { return b_.create<SelectOp>(loc_, block.isFirst, s0_, s1_); }
 
-  // A block of one token (decode), or of one pair (pairBlocks, above): each
+  // A block of one token (decode), or of 2 to 4 (oneGroupBlocks, above): each
   // whole tile's sweep that writes final_state also sums the next whole
   // tile, so that of the read-only sums sweeps only the first tile's runs
   // apart from the state's stream. Without any sums sweep (wrong results,
@@ -699,15 +711,15 @@ class RecurrentEmitter {
   // new time was 0.88-1.01x the old one.
   //
   // Across tasks (kernel ABI 5): the sweep that writes the last whole tile
-  // of a task that ends on a one-token (one-pair) block (always its last
+  // of a task that ends on a one-group block of n tokens (always its last
   // block) sums the first tile of the worker's next task too, when that
-  // task is one token (two) with a whole tile, and leaves the sums in
+  // task is n tokens with a whole tile, and leaves the sums in
   // scratch under the next task's tag; that task, finding its tag there,
   // skips its read-only sweep. In a run of such tasks only the first
   // task's first sweep (and the sweeps of partial tiles) then reads without
   // writing. The sums are the same operations in the same order as the
   // task's own: the task's first gated rows are its decay times its key and
-  // queries (P starts at 1; a pair's second, that times its decay times
+  // queries (P starts at 1; each next token's, that times its decay times
   // its key and queries). The same kernel with and without tags, alternated in one
   // process (2026-12-03, Zen 3, AVX2, streamed, 8-vector tiles, H = 32),
   // T = 1 median ms on 1 / 2 threads: K = V = 64 0.069 -> 0.057 / 0.028 ->
@@ -1098,6 +1110,13 @@ class RecurrentEmitter {
   // (16 or 32 rows ahead), 0.492 (64); K = V = 128, H = 32 0.243-0.253
   // (0.232) before, 0.236-0.240 (16), 0.233-0.243 (32), 0.232 (64); on 2
   // threads 1-4% faster at 8 to 64 rows. gdr-bench: docs/recurrent-route.md.
+  // Into L2 (kIntoL2), not L1: the same kind of kernels (4-vector tiles, 64
+  // copies), 2026-12-06, Ice Lake, p10 ms of T = 1 / 2 / 4 into L1 -> L2:
+  // K = V = 128, H = 32, 1 thread 0.296 / 0.326 / 0.377 -> 0.279 / 0.313 /
+  // 0.362, 2 threads 0.136 / 0.151 / 0.176 -> 0.127 / 0.142 / 0.169;
+  // K = V = 256, H = 16, 1 thread 0.583 / 0.612 / 0.700 -> 0.544 / 0.574 /
+  // 0.663, 2 threads 0.299 / 0.306 / 0.358 -> 0.282 / 0.281 / 0.341;
+  // K = V = 64 within 1%; T = 0 the same.
   int64_t readAhead() const { return std::min<int64_t>(32, K_); }
   void prefetchReadAhead(const Place& reading, const NextTile& after, Value k, int64_t n) {
     Value ahead = add(k, c(readAhead()));
@@ -1112,7 +1131,12 @@ class RecurrentEmitter {
       prefetch(mem, at, /*write=*/false, kIntoL2);
     }
   }
-  // Prefetches row k of that tile (n vectors), one prefetch per 64-byte line.
+  // Prefetches row k of that tile (n vectors), one prefetch per 64-byte
+  // line, into L2: AOT kernels as above, p10 ms into L1 -> L2, T = 8 / 16:
+  // K = V = 128, H = 32, 1 thread 0.500 / 0.728 -> 0.486 / 0.710, 2 threads
+  // 0.247 / 0.352 -> 0.234 / 0.340; K = V = 256, H = 16, 1 thread 0.964 /
+  // 1.426 -> 0.921 / 1.396, 2 threads 0.483 / 0.748 -> 0.457 / 0.724;
+  // prefill (T = 128, 512) within 0.5%.
   void prefetchRow(const NextTile& ahead, Value k, int64_t n) {
     Value row = add(mul(k, c(V_)), ahead.column);
     for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(ahead.mem, add(row, c(j)), /*write=*/false, kIntoL2);

@@ -64,10 +64,10 @@ typedef struct gdr_kernel_args {
   /* Non-zero: this task's name among every task of the process (the
    * runtime numbers them from 1; 0: none). A generated kernel whose task
    * ends on a one-token block (decode) sums next_task's first tile, if
-   * next_task is one token with a whole tile, in the sweep that writes its
-   * own last whole tile, and leaves those sums in its scratch under
-   * next_task's tag; a task whose tag it finds there skips that read-only
-   * sweep of its state. A caller giving tags must never give one twice
+   * next_task is one token with a whole tile (likewise 2 to 4 tokens run
+   * as one group), in the sweep that writes its own last whole tile, and
+   * leaves those sums in its scratch under next_task's tag; a task whose
+   * tag it finds there skips that read-only sweep of its state. A caller giving tags must never give one twice
    * while the scratch lives (sums left for a task another worker ran, or
    * in an earlier call, are then never taken), and its scratch must not
    * start with them (the runtime zeroes new scratch). */
