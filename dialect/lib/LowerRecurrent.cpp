@@ -675,8 +675,8 @@ class RecurrentEmitter {
   // -> 1.17-1.20 / 1.36-1.39 -> 1.18-1.23; K = V = 256, H = 16, B = 16
   // 1.32-1.37 -> 1.14-1.15 / 1.35-1.36 -> 1.14-1.16; Qwen3-Next's form,
   // B = 16 1.41-1.44 -> 1.14-1.15 / 1.37-1.43 -> 1.14-1.15; T = 3 alike;
-  // states in L2 (K = V = 64, B = 1) within noise. The kernel compiles in
-  // about twice the time (docs/recurrent-route.md).
+  // B = 1 less, states in L2 not (docs/recurrent-route.md). The kernel
+  // compiles in about twice the time.
   bool oneGroupBlocks(int64_t tokens) const {
     if (tokens == 1) return true;
     return G_ == 2 && !scarceRegisters_ && groupVectors(tokens) > 0;

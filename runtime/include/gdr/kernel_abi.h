@@ -67,10 +67,11 @@ typedef struct gdr_kernel_args {
    * next_task is one token with a whole tile (likewise 2 to 4 tokens run
    * as one group), in the sweep that writes its own last whole tile, and
    * leaves those sums in its scratch under next_task's tag; a task whose
-   * tag it finds there skips that read-only sweep of its state. A caller giving tags must never give one twice
-   * while the scratch lives (sums left for a task another worker ran, or
-   * in an earlier call, are then never taken), and its scratch must not
-   * start with them (the runtime zeroes new scratch). */
+   * tag it finds there skips that read-only sweep of its state. A caller
+   * giving tags must never give one twice while the scratch lives (sums
+   * left for a task another worker ran, or in an earlier call, are then
+   * never taken), and its scratch must not start with them (the runtime
+   * zeroes new scratch). */
   int64_t first_sums_tag;
   int64_t out_stores;         /* gdr_state_stores, for out (ABI 6) */
 } gdr_kernel_args;
