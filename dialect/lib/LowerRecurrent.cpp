@@ -371,7 +371,7 @@ class RecurrentEmitter {
   // Scratch offsets after the packed tile. Token j of the block: its gated
   // key (x = 0: P ⊙ key), gated queries (x = 1 .. R: P ⊙ query of readout
   // x - 1) and row factor (x = 1 + R: key / P for a cheap sweep; for a full
-  // one the key, times decay[t + 1] for a pair's first token), P being the
+  // one the key times the decays of its group's later tokens), P being the
   // product of the decays since the tile last held S. Group i's scale (the P
   // of its last token; a full sweep's S = scale ⊙ S̃ + ...). Token j's
   // scalars: whether its group's sweep is full (1 or 0; the group's first
@@ -682,13 +682,13 @@ class RecurrentEmitter {
     return G_ == 2 && !scarceRegisters_ && groupVectors(tokens) > 0;
   }
   // The vectors of a one-group block's tile: the schedule's, or for three
-  // or four tokens the most (a power of two) whose sums fit 16 registers,
-  // next to the deltas and the row (none: 0): four tokens on 4 vectors
-  // would take 32 sums, every register.
+  // or four tokens the most (a power of two, at most the schedule's) whose
+  // sums fit 16 registers, next to the deltas and the row (none: 0): four
+  // tokens on 4 vectors would take 32 sums, every register.
   int64_t groupVectors(int64_t tokens) const {
     const int64_t n = tile_ / W_;
     if (tokens <= 2) return n;
-    int64_t m = n;
+    int64_t m = pow2Below(n + 1);
     while (m > 0 && tokens * (1 + R_) * m > 16) m /= 2;
     return m;
   }
@@ -768,7 +768,7 @@ class RecurrentEmitter {
     });
   }
 
-  // One tile over a block of two tokens or more.
+  // One tile over a block that does not run as one group (oneGroupBlocks).
   void emitTile(const Block& block, Value col, int64_t n, Value mask) {
     // Between tokens the tile lives packed in the worker's scratch (rows
     // n·W apart), which uses every L1 set instead of the few a strided tile
@@ -815,7 +815,7 @@ class RecurrentEmitter {
     Value mask;
   };
 
-  // A whole tile a one-token sweep sums while it writes another: where it
+  // A whole tile a one-group sweep sums while it writes another: where it
   // is, row k's broadcasts of the gated key and queries it is summed with,
   // and the tile read after it (which a streamed sweep prefetches).
   struct Following {
@@ -964,13 +964,13 @@ class RecurrentEmitter {
   // `source` to `dest` with the group's updates, accumulating the sums of
   // the next group's `nextCount` tokens on the way; none (0) after the
   // block's last token, whose sweep writes final_state (streamed or cached
-  // in the task's last block) and, given a `following` tile of a one-token
-  // group, returns that tile's sums.
+  // in the task's last block) and, given a `following` tile of a one-group
+  // block, returns that tile's sums.
   //
-  // A pair's second token sees the first's update through its sums'
-  // corrections: Sᵀdk of token t + 1 over the tile after token t is its sum
-  // over the tile before plus (k_t · (decay_{t+1} ⊙ k_{t+1})) delta_t, and
-  // likewise for each query. The update is S̃ += Σ_i f_i ⊗ delta_i (cheap),
+  // A token sees the updates of the group's earlier ones through its sums'
+  // corrections: Sᵀdk of token t over the tile after token s is its sum
+  // over the tile before plus (k_s · (decay_{s+1} ⊙ ... ⊙ decay_t ⊙ k_t))
+  // delta_s, and likewise for each query. The update is S̃ += Σ_i f_i ⊗ delta_i (cheap),
   // or S = scale ⊙ S̃ + Σ_i f_i ⊗ delta_i (full), f_i the tokens' row
   // factors.
   SmallVector<Value> emitGroup(const Tile& tile, Value j, int64_t count, int64_t nextCount,

@@ -165,9 +165,10 @@ TEST_P(RecurrentKernelTest, HandingFirstSumsOnIsBitIdentical) {
   const compiler::Target& host = compiler::host_target();
   const bool sixteen_registers = compiler::architecture_name(host.triple) == "x86_64" && host.vector_bits < 512;
   const bool group_blocks = schedule().sweep_tokens == 2 && !sixteen_registers;
-  // The tile of a group of 3 or 4 tokens and one readout: 2 vectors at most
-  // (LowerRecurrent's groupVectors).
-  const int64_t group_tile = std::min<int64_t>(schedule().v_tile, 2 * schedule().vector_width);
+  // The tile of a group of 3 or 4 tokens and one readout: 2 vectors if the
+  // schedule's has 2 or more, else 1 (LowerRecurrent's groupVectors).
+  const int64_t tile_vectors = schedule().v_tile / schedule().vector_width;
+  const int64_t group_tile = (tile_vectors >= 2 ? 2 : 1) * schedule().vector_width;
   ProblemOptions decode{DecayRegime::NearOne, BetaRegime::Uniform, true, 13};
   ProblemOptions varlen = decode;
   varlen.form.seqlens = {1, 1, 3, 0, 1, 129, 1, 2, 1};
@@ -224,13 +225,14 @@ TEST_P(RecurrentKernelTest, SplittingTheSequenceMatchesOneCall) {
 }
 
 // {vector_width, v_tile, unroll, prefetch[, sweep_tokens]}: every width,
-// tiles of 1 to 8 vectors, odd unrolls, prefetch off, 1 token (T = 2 reaches
-// the clamp at the last token), 2 and beyond most T tested; pairs (the
-// default) and single-token sweeps (T = 130 crosses a block of 128).
+// tiles of 1 to 8 vectors (3: groups of 3 and 4 tokens then run 2), odd
+// unrolls, prefetch off, 1 token (T = 2 reaches the clamp at the last
+// token), 2 and beyond most T tested; pairs (the default) and single-token
+// sweeps (T = 130 crosses a block of 128).
 const RecurrentSchedule kSchedules[] = {
     {4, 8, 1, 0},      {4, 16, 2, 2},    {8, 32, 1, 1},       {8, 64, 3, 0},
     {16, 16, 1, 2},    {16, 64, 2, 2},   {16, 128, 1, 64},    {8, 32, 2, 2, 1},
-    {16, 48, 1, 1, 1},
+    {16, 48, 1, 1, 1}, {16, 48, 1, 1},
 };
 
 INSTANTIATE_TEST_SUITE_P(
