@@ -30,13 +30,15 @@
 // one's sums. On 256-bit targets (x86 AVX2, 16 vector registers) the sweep
 // sums one broadcast at a time (accumulateEachGated).
 //
-// Blocks: a task's tokens run in blocks of kBlockTokens. Everything per
+// Blocks: a task's tokens run in blocks of kBlockTokens (token-major rows:
+// kStridedBlockTokens). Everything per
 // token that does not depend on the columns (P, whether a sweep is full, the
 // gated keys P ⊙ k and P ⊙ q, the row factors, the dot products) is computed
 // once per block into scratch, before the block's tiles run: a head of
 // several tiles does not repeat it per tile. A block's tile starts from
-// initial_state (the first block) or from the final_state the block before
-// wrote, with one read-only sweep for its first sums. A block of one to
+// initial_state (the first block) or from where the block before left it
+// (the worker's scratch; the last block writes final_state), with one
+// read-only sweep for its first sums. A block of one to
 // four tokens (decode, speculative decode) runs as one group: its whole
 // tiles in turn, the sweep that writes one tile's final state summing the
 // next tile: only the first tile's sums sweep is read-only, and that one is
@@ -60,8 +62,9 @@
 // sweep loop; prefetch = tokens ahead whose beta, value and output rows each
 // token prefetches; sweep_tokens = tokens per sweep (2: pairs, or 1).
 // Columns past the last whole tile run in smaller whole tiles, then masked
-// vectors. Between tokens the tile lives packed in the worker's scratch
-// (K · v_tile floats), followed by the block's rows.
+// vectors. Between blocks the task's state lives in the worker's scratch
+// (K · V floats), between tokens the tile lives packed after it (K · v_tile
+// floats), followed by the block's rows.
 //
 // Streaming final state (the entry point's flag, kernel_abi.h): the task's
 // last sweep writes whole vectors with non-temporal stores, which skip
@@ -101,14 +104,18 @@ class RecurrentEmitter {
   // H = 16, 30.9 / 30.9 / 30.3 / 31.6); 128 keeps the rows (about 4 K
   // floats a token) in L2 at K = 256.
   static constexpr int64_t kBlockTokens = 2 * GDR_TOKEN_BLOCK;
+  // Token-major rows (nextBlockRows): a block's rows prefetched a block
+  // ahead stay in L2 at 64 tokens; at 128 they miss (every token's row in
+  // a page of its own, so their lines crowd a few sets) and the rows pass
+  // waited on memory. AOT kernels alternated in one process (K = V = 128,
+  // H = 32, 1 thread, 2026-12-06, Ice Lake Xeon, medians of 15 calls, the
+  // state between blocks in scratch), 128 / 64 tokens: T = 512 13.9 / 13.1
+  // and 14.7 / 13.6 ms, T = 128 3.36 / 3.24 and 3.41 / 3.26; before the
+  // state moved to scratch, 64 / 32 / 16 tokens at T = 512: 14.4 / 14.9 /
+  // 16.0, 13.8 / 14.5 / 15.6 ms.
+  static constexpr int64_t kStridedBlockTokens = GDR_TOKEN_BLOCK;
   // The most tokens a block run as one group has (oneGroupBlocks).
   static constexpr int64_t kMaxGroup = 4;
-  // How many tokens ahead a token-major rows pass prefetches (K = V = 128,
-  // H = 32, T = 512, 2026-12-03, Zen 3, medians of alternated AOT kernels
-  // at 0, 4, 8, 16 and 32 tokens: 33.2, 32.1, 32.3, 33.2, 33.2 ms on 1
-  // thread; 16.5, 16.3, 16.3 at 0, 4, 8 on 2; K = V = 64 and 256 alike
-  // at 4, 8 and 16).
-  static constexpr int64_t kRowsAhead = 4;
 
   RecurrentEmitter(OpBuilder& b, Location loc, ProblemAttr problem, ScheduleAttr schedule,
                    int64_t registers)
@@ -124,13 +131,14 @@ class RecurrentEmitter {
         prefetch_(schedule.getPrefetch()),
         G_(schedule.getSweepTokens()),
         scarceRegisters_(registers < 32),
-        at_(K_, R_, tile_, G_),
+        at_(K_, V_, R_, tile_, G_),
         f32_(b.getF32Type()),
         vec_(VectorType::get({W_}, f32_)) {}
 
   // Scratch floats: the whole ScratchLayout (its parts are described there).
   static int64_t scratchFloats(ProblemAttr problem, ScheduleAttr schedule) {
-    return ScratchLayout(problem.getK(), problem.getReadouts(), schedule.getVTile(), schedule.getSweepTokens())
+    return ScratchLayout(problem.getK(), problem.getV(), problem.getReadouts(), schedule.getVTile(),
+                         schedule.getSweepTokens())
         .end;
   }
 
@@ -168,6 +176,9 @@ class RecurrentEmitter {
     }
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
     tokenMajor_ = stridedRows();
+    Value stridedBlock = c(kStridedBlockTokens);
+    Value block = c(kBlockTokens);
+    blockTokens_ = b_.create<SelectOp>(loc_, tokenMajor_, stridedBlock, block);
     ownTag_ = a[31], nextTag_ = a[32], nextColumns_ = a[33];
 
     ifElse(eq(T_, 0), [&] {
@@ -191,12 +202,26 @@ class RecurrentEmitter {
         });
       });
     }, [&] {
-      Value begin = c(0), step = c(kBlockTokens);
-      loop(begin, T_, step, {}, [&](Value first, ValueRange) {
+      Value begin = c(0);
+      loop(begin, T_, blockTokens_, {}, [&](Value first, ValueRange) {
         Value left = sub(T_, first);
-        Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, left, c(kBlockTokens));
-        Value count = b_.create<SelectOp>(loc_, fits, left, c(kBlockTokens));
-        Block block{first, count, eq(first, 0), fits};
+        Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, left, blockTokens_);
+        Value count = b_.create<SelectOp>(loc_, fits, left, blockTokens_);
+        // The block reads initial_state in the task's first block, else the
+        // scratch (from its start) the block before wrote; it writes
+        // final_state in the task's last block, else the scratch. Writing
+        // final_state in every block read its lines from memory before the
+        // first block's stores and made the last block's non-temporal stores
+        // write back lines still in cache: AOT kernels alternated in one
+        // process (K = V = 128, H = 32, 1 thread, 2026-12-06, Ice Lake Xeon,
+        // medians) at T = 512 took 12.6 / 12.8 ms before, 11.7 / 12.2 after
+        // (token-major 14.7 / 15.1, 14.0 / 14.2); at T = 128 blocks of 64
+        // tokens took 3.7 ms against 3.1 for one block of 128 before, within
+        // 1% with cached stores.
+        Value isFirst = eq(first, 0);
+        Value source = b_.create<SelectOp>(loc_, isFirst, s0_, scratch_);
+        Value dest = b_.create<SelectOp>(loc_, fits, s1_, scratch_);
+        Block block{first, count, isFirst, fits, source, dest};
         // Blocks of 1 to kMaxGroup tokens run as one group where they can,
         // the others tile by tile.
         std::function<void(int64_t)> from = [&](int64_t tokens) {
@@ -206,7 +231,7 @@ class RecurrentEmitter {
             return;
           }
           ifElse(eq(count, tokens), [&] {
-            emitGroupRows(block, c(0), tokens, Value());
+            emitGroupRows(block, c(0), tokens);
             emitOneGroupBlock(block, tokens);
           }, [&] { from(tokens + 1); });
         };
@@ -222,8 +247,11 @@ class RecurrentEmitter {
   // Tokens [first, first + count) of the task; the first block reads
   // initial_state, the others final_state, which the block before wrote
   // (the task's own columns); the last one may stream it.
+  // A block of `count` tokens from token `first`; its state comes from
+  // `source` and goes to `dest` (rows V apart, from their starts).
   struct Block {
     Value first, count, isFirst, isLast;
+    Value source, dest;
   };
 
   // Where a sweep reads or writes the tile: a memref and the index of
@@ -385,15 +413,16 @@ class RecurrentEmitter {
   static constexpr int64_t kTagFloats = 2;
   static int64_t scalarsPerToken(int64_t R) { return 1 + R + (kMaxGroup - 1) * (1 + R); }
   struct ScratchLayout {
-    ScratchLayout(int64_t K, int64_t R, int64_t tile, int64_t G)
-        : rows(K * tile),
+    ScratchLayout(int64_t K, int64_t V, int64_t R, int64_t tile, int64_t G)
+        : packed(K * V),
+          rows(packed + K * tile),
           scales(rows + kBlockTokens * (2 + R) * K),
           scalars(scales + kBlockTokens / G * K),
           run(scalars + kBlockTokens * scalarsPerToken(R)),
           handed(run + (1 + kMaxGroup) * K),
           tag(handed + kMaxGroup * (1 + R) * tile),
           end(tag + kTagFloats) {}
-    int64_t rows, scales, scalars, run, handed, tag, end;
+    int64_t packed, rows, scales, scalars, run, handed, tag, end;
   };
   int64_t handedSumAt(int64_t i) const { return at_.handed + i * W_; }
   int64_t groupPAt(int64_t i) const { return at_.run + (1 + i) * K_; }
@@ -454,27 +483,19 @@ class RecurrentEmitter {
   // block's last, ends a GDR_TOKEN_BLOCK (where a caller may split a
   // sequence across calls) or has a P out of [kMinScale, 1 / kMinScale]
   // (or NaN: a decay of 0 makes it 0 at once).
-  //
-  // Token-major, each group prefetches the rows of the tokens kRowsAhead
-  // after its own (nextBlockRows); not a block of one token, whose rows are
-  // read at once. Also prefetching a block's first kRowsAhead tokens before
-  // its first group changed nothing measurable (T = 128 and 512, 1 and 2
-  // threads, within 3% either way).
   void emitTokenRows(const Block& block) {
-    Value several = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, block.count, c(1));
-    Value prefetching = b_.create<arith::AndIOp>(loc_, tokenMajor_, several);
     Value groups = div(block.count, c(G_));
     Value begin = c(0), step = c(1);
     loop(begin, groups, step, {}, [&](Value group, ValueRange) {
-      emitGroupRows(block, group, G_, prefetching);
+      emitGroupRows(block, group, G_);
       return SmallVector<Value>{};
     });
-    if (G_ == 2) ifElse(isOdd(block.count), [&] { emitGroupRows(block, groups, 1, prefetching); }, [] {});
+    if (G_ == 2) ifElse(isOdd(block.count), [&] { emitGroupRows(block, groups, 1); }, [] {});
   }
 
   // Group `group` of the block: its `count` tokens from token G·group
-  // (a block of one group: group 0, the block's count; prefetching null).
-  void emitGroupRows(const Block& block, Value group, int64_t count, Value prefetching) {
+  // (a block of one group: group 0, the block's count).
+  void emitGroupRows(const Block& block, Value group, int64_t count) {
     SmallVector<Value> local = groupTokens(mul(group, c(G_)), count);
     SmallVector<Value> tokens;
     for (Value j : local) tokens.push_back(add(block.first, j));
@@ -485,9 +506,6 @@ class RecurrentEmitter {
       for (int64_t g = 0; g < R_; ++g) rows[i].push_back(add(queryRow, readout(qReadout_, g)));
     }
     auto mem = [&](int64_t g) { return g == 0 ? key_ : query_; };
-    if (prefetching) ifElse(prefetching, [&] {
-      for (Value t : tokens) prefetchTokenRows(add(t, c(kRowsAhead)));
-    }, [] {});
     // P of each token (the first's is the last group's times its decay:
     // 1 after a full sweep, and at the block's start), its gated keys, and
     // whether any P is out of range.
@@ -595,18 +613,6 @@ class RecurrentEmitter {
     return b_.create<arith::OrIOp>(loc_, strided, decays);
   }
 
-  // Prefetches the key, query and decay rows of `token` (clamped to the
-  // task's last), each in a page of its own that no hardware prefetcher
-  // reaches; head-major rows are one stream the hardware follows.
-  void prefetchTokenRows(Value token) {
-    Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, token, T_);
-    Value last = sub(T_, c(1));
-    Value t = b_.create<SelectOp>(loc_, inTask, token, last);
-    SmallVector<std::pair<Value, Value>> rows = passRows(t, [](Value own, Value) { return own; });
-    for (int64_t k = 0; k < K_; k += kLineFloats)
-      for (auto [mem, row] : rows) prefetch(mem, add(row, c(k)), /*write=*/false);
-  }
-
   // The rows of `token` a rows pass reads (memref, row start): the key,
   // each readout's query and the channelwise decay, of this task or the
   // next, as `pick(own, next)` chooses each memref and stride; scalar
@@ -693,9 +699,6 @@ class RecurrentEmitter {
     return m;
   }
 
-  // The state the block reads: initial_state in the task's first block,
-  // the final_state the block before wrote in the others.
-  Value blockSource(const Block& block) { return b_.create<SelectOp>(loc_, block.isFirst, s0_, s1_); }
 
   // A block of one token (decode), or of 2 to 4 (oneGroupBlocks, above): each
   // whole tile's sweep that writes final_state also sums the next whole
@@ -726,7 +729,8 @@ class RecurrentEmitter {
   // 0.022, K = V = 128 0.182 -> 0.156 / 0.126 -> 0.110; K = V = 256 (H =
   // 16) 0.312 -> 0.293 / 0.177 -> 0.167.
   void emitOneGroupBlock(const Block& block, int64_t tokens) {
-    Value sourceMem = blockSource(block);
+    Value sourceMem = block.source;
+    Value destMem = block.dest;
     const int64_t n = groupVectors(tokens);
     const int64_t width = n * W_;
     const int64_t sums = tokens * (1 + R_) * n;
@@ -742,12 +746,12 @@ class RecurrentEmitter {
     loop(vBegin_, tilesEnd, c(width), first, [&](Value col, ValueRange acc) {
       Tile tile{block, col, n, Value()};
       Place source = statePlace(sourceMem, col);
-      Place final = statePlace(s1_, col);
+      Place final = statePlace(destMem, col);
       Value next = add(col, c(width));
       Value more = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, next, tilesEnd);
       return ifElseValues(more, sums, [&] {
         Following following{statePlace(sourceMem, next), [&](Value k) { return gatedRow(c(0), k, tokens); },
-                            [&] { return nextTile(add(col, c(2 * width))); }};
+                            [&] { return nextTile(sourceMem, add(col, c(2 * width))); }};
         return emitGroup(tile, c(0), tokens, 0, source, final, acc, &following);
       }, [&] {
         ifElse(handOff, [&] {
@@ -764,7 +768,7 @@ class RecurrentEmitter {
     forEachTileAfter(tilesEnd, n, [&](Value col, int64_t n, Value mask) {
       Place source = statePlace(sourceMem, col);
       SmallVector<Value> sums = emitFirstSums(source, nullptr, tokens, n, mask);
-      emitGroup(Tile{block, col, n, mask}, c(0), tokens, 0, source, statePlace(s1_, col), sums);
+      emitGroup(Tile{block, col, n, mask}, c(0), tokens, 0, source, statePlace(destMem, col), sums);
     });
   }
 
@@ -773,12 +777,12 @@ class RecurrentEmitter {
     // Between tokens the tile lives packed in the worker's scratch (rows
     // n·W apart), which uses every L1 set instead of the few a strided tile
     // maps to.
-    Value sourceMem = blockSource(block);
+    Value sourceMem = block.source;
     Place source = statePlace(sourceMem, col);
-    Place final = statePlace(s1_, col);
+    Place final = statePlace(block.dest, col);
     Place packed{scratch_, [&](Value k, int64_t j) {
                    Value row = mul(k, c(n * W_));
-                   return add(row, c(j * W_));
+                   return add(row, c(at_.packed + j * W_));
                  }};
     Tile tile{block, col, n, mask};
     // Groups of G_ tokens (the first sweep packs the state while it
@@ -1042,7 +1046,13 @@ class RecurrentEmitter {
       const int64_t results = following ? count * perToken : 0;  // its group's sums
       return streamedOrCached(stream, mask, n, results, [&](bool streamed) {
         // The tile read after the one this sweep sums (if any).
-        NextTile ahead = !streamed ? NextTile{} : following ? following->ahead() : nextTile(add(tile.col, c(n * W_)));
+        NextTile ahead;
+        if (streamed && following) {
+          ahead = following->ahead();
+        } else if (streamed) {
+          Value after = add(tile.col, c(n * W_));
+          ahead = nextTile(tile.block.source, after);
+        }
         return sweepRows(zeros(results), [&](Value k, ValueRange sums) {
           SmallVector<Value> f = rowFactors(k, /*isFull=*/true);
           SmallVector<Value> gated = following ? following->gated(k) : SmallVector<Value>{};
@@ -1052,7 +1062,8 @@ class RecurrentEmitter {
           for (int64_t x = 0; x < n; ++x) {
             Value s = load(source.mem, source.at(k, x), mask);
             s = update(f, true, x, s);
-            store(s, dest.mem, dest.at(k, x), mask, streamed);
+            // Streamed only in the task's last block: dest is final_state.
+            store(s, streamed ? s1_ : dest.mem, dest.at(k, x), mask, streamed);
             if (!following) continue;
             Value next = load(following->tile.mem, following->tile.at(k, x), mask);
             accumulate(next, gated, x, n, out);
@@ -1081,7 +1092,7 @@ class RecurrentEmitter {
         if (scarceRegisters_) accumulateEachGated(row, next, k, nextCount, out);
         return out;
       }, [&](Value k0) {
-        for (auto [mem, row] : ahead) prefetch(mem, add(row, k0), /*write=*/false);
+        for (auto [mem, row] : ahead) prefetch(mem, add(row, k0), /*write=*/false, kIntoL2);
       });
     };
     Value fullFloat = scalar(scratch_, scalarIndex(j, kFull));
@@ -1090,12 +1101,12 @@ class RecurrentEmitter {
                         [&] { return sweep(false); });
   }
 
-  // Where a tile read later starts: column `after` of the task's columns,
-  // else (past them) the worker's next task's first column (initial_state
-  // rows of both are V apart).
-  NextTile nextTile(Value after) {
+  // Where a tile read later starts: column `after` of the task's columns
+  // in `source` (the block's), else (past them) the worker's next task's
+  // first column (rows of both are V apart).
+  NextTile nextTile(Value source, Value after) {
     Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, after, vEnd_);
-    Value mem = b_.create<SelectOp>(loc_, inTask, s0_, next_);
+    Value mem = b_.create<SelectOp>(loc_, inTask, source, next_);
     Value column = b_.create<SelectOp>(loc_, inTask, after, c(0));
     return {mem, column};
   }
@@ -1142,20 +1153,33 @@ class RecurrentEmitter {
     for (int64_t j = 0; j < n * W_; j += kLineFloats) prefetch(ahead.mem, add(row, c(j)), /*write=*/false, kIntoL2);
   }
 
-  // The rows of the tokens kBlockTokens after a group's that the next
-  // block's rows pass reads: key, each query and (channelwise) decay; past
-  // the task's last token, those of the worker's next task, from its first
-  // (the next task's token t + kBlockTokens - T, clamped to its last), whose
+  // The rows of the tokens a block after a group's that the next block's
+  // rows pass reads: key, each query and (channelwise) decay; past the
+  // task's last token, those of the worker's next task, from its first (the
+  // next task's token t + blockTokens_ - T, clamped to its last), whose
   // first block would otherwise wait on them. The group's sweeps prefetch
-  // them, a line of each row every kLineFloats rows of the tile, so that the
-  // rows pass finds them in cache instead of waiting on memory while the FMA
-  // ports idle; scalar decay's row is one float, prefetched here once. Every
-  // tile prefetches (the later ones find the lines in cache): the first tile
-  // alone, behind a branch, was slower at V = 256 (docs/recurrent-route.md).
+  // them into L2, a line of each row every kLineFloats rows of the tile, so
+  // that the rows pass finds them in cache instead of waiting on memory
+  // while the FMA ports idle; scalar decay's row is one float, prefetched
+  // here once. Every tile prefetches (the later ones find the lines in
+  // cache): the first tile alone, behind a branch, was slower at V = 256
+  // (docs/recurrent-route.md), and so was the last tile alone token-major.
+  //
+  // Token-major, a token's rows are heads · K floats apart, each in a page
+  // of its own, and their lines crowd a few cache sets: only blocks of
+  // kStridedBlockTokens keep them in L2 until the rows pass (at 128 tokens
+  // the rows pass prefetching its own rows 4 tokens ahead was faster,
+  // 2026-12-03, Zen 3; with 64 these prefetches are: Ice Lake Xeon,
+  // 2026-12-06, the numbers at kStridedBlockTokens).
+  //
+  // Into L2, not L1 (head-major, AOT kernels alternated in one process, 1
+  // thread, T = 512, 2026-12-06, Ice Lake Xeon, medians, L1 -> L2): K = V =
+  // 128, H = 32 13.3 / 12.7 / 12.8 -> 13.0 / 12.5 / 12.3 ms; K = V = 256,
+  // H = 16 28.0 / 28.1 / 28.8 -> 27.6 / 27.5 / 28.2; K = V = 64 within 1%.
   SmallVector<std::pair<Value, Value>> nextBlockRows(ArrayRef<Value> tokens) {
     SmallVector<std::pair<Value, Value>> rows;  // memref, row start
     for (Value t : tokens) {
-      Value at = add(t, c(kBlockTokens));
+      Value at = add(t, blockTokens_);
       Value inTask = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, at, T_);
       Value past = sub(at, T_);
       Value nextLast = sub(nextT_, c(1));
@@ -1167,20 +1191,6 @@ class RecurrentEmitter {
       };
       rows.append(passRows(token, pick));
     }
-    // Token-major, a token's rows are heads · K floats apart: every token's
-    // line of a row falls in the same few cache sets, so the next block's
-    // (or task's) rows evict each other (and the block's) long before its
-    // rows pass reads them; that pass prefetches its own rows instead
-    // (emitTokenRows), and these prefetches go to the first row, which they
-    // keep in cache (no branch in the sweep; selecting the scratch memref
-    // instead was 3% slower head-major in one alternated run). Scalar
-    // decay's rows, one float H floats apart, keep theirs. AOT kernels
-    // alternated, K = V = 128, H = 32, T = 512, 2026-12-03, Zen 3 (AVX2),
-    // token-major medians: 37.8 ms before, 37.0 with both prefetches, 32.1
-    // with the rows pass's alone (18.5 / 16.3 on 2 threads); prefetch hints
-    // for L2 or L3 alone were as slow as L1's. Head-major within 1% (30.8 /
-    // 30.7, 32.2 / 32.3).
-    for (auto& [mem, row] : rows) row = b_.create<SelectOp>(loc_, tokenMajor_, c(0), row);
     return rows;
   }
 
@@ -1271,7 +1281,8 @@ class RecurrentEmitter {
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
   Value vBegin_, vEnd_, streaming_, outStreaming_;
   Value ownTag_, nextTag_, nextColumns_;  // first_sums_tag of this and the next task; its columns
-  Value tokenMajor_;  // stridedRows(), for the prefetches of nextBlockRows and emitTokenRows
+  Value tokenMajor_;   // stridedRows()
+  Value blockTokens_;  // kBlockTokens, or kStridedBlockTokens token-major
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
   // The worker's next task (this task's own if none): the rows its first
   // block reads, its T and their strides.

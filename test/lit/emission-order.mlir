@@ -65,7 +65,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.mlir.constant(24 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 24] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[SCRATCH_FLOATS:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
-// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(4579 : i64) : i64
+// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(4639 : i64) : i64
 // ENTRY-NEXT: %[[SCRATCH_OK:.*]] = llvm.icmp "sge" %[[SCRATCH_FLOATS]], %[[WANT_SCRATCH]] : i64
 // ENTRY-NEXT: llvm.cond_br %[[SCRATCH_OK]], ^[[CALL:.*]], ^[[NO_SCRATCH:.*]]{{$}}
 // ENTRY-NEXT: ^[[REJECT]]:
@@ -329,7 +329,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // tile after it (this task's column + 32 while it is inside v_end, else the
 // next task's first column), before the row's load.
 // BODY-LABEL: func private @order_streaming_body(
-// BODY-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index,
+// BODY-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index,
 // BODY-SAME: %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OUT_STREAM_ARG:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index)
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %[[C0]] : index
@@ -338,14 +338,17 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // T = 0's copy streams.
 // BODY: scf.if %[[STREAM]] {
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
-// A block's tile: the task's last block streams.
+// A block's tile: the task's last block streams, and prefetches the tile
+// after the one it sums from the block's source (the initial state in the
+// task's first block, else the scratch).
+// BODY: %[[SOURCE:.*]] = select %{{.*}}, %[[S0]], %[[SCRATCH]] : memref<?xf32>
 // BODY: scf.for %[[COL:[^ ]*]] = %{{.*}} to %{{.*}} step %c16{{.*}} iter_args
 // BODY: %[[LAST_BLOCK_STREAMS:.*]] = arith.andi %[[STREAM]], %{{.*}} : i1
 // BODY-NEXT: scf.if %[[LAST_BLOCK_STREAMS]] -> ({{.*}}) {
 // BODY-NEXT: %[[C32:.*]] = arith.constant 32 : index
 // BODY-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[C32]] : index
 // BODY-NEXT: %[[IN_TASK:.*]] = arith.cmpi ult, %[[AFTER]], %[[V1]] : index
-// BODY-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
+// BODY-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[SOURCE]], %[[NEXT]] : memref<?xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AHEAD_COL:.*]] = select %[[IN_TASK]], %[[AFTER]], %[[C0]] : index
 // BODY: %[[IN_TILE:.*]] = arith.cmpi ult, %[[AHEAD_ROW:.*]], %c2{{.*}} : index

@@ -19,8 +19,10 @@
 // CHECK-SAME: gdr.decay_kind = 0 : i64
 // CHECK: scf.for %{{[^ ]*}} = %{{.*}} to %[[T]] step %{{.*}} {
 // A block of more than four tokens (kMaxGroup), its pairs' rows:
-// CHECK: arith.cmpi ugt, %{{.*}}, %c1{{(_[0-9]+)?}} : index
-// CHECK: scf.for %{{[^ ]*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
 // CHECK: %[[D0:.*]] = vector.load %[[DECAY]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK: %[[FROM:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
 // CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[D0]], %[[FROM]] : vector<4xf32>
@@ -78,10 +80,13 @@ gdr.kernel @scalar problem <k = 4, v = 4, element_type = f32, gate = scalar, rou
 // with its k · q of that readout from the block's rows.
 // CHECK-LABEL: func private @grouped_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[OUT_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[OUT_READOUT:[^:]*]]: index,
-// CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 3990 : i64
+// CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 4022 : i64
 // A block of more than four tokens: its rows, then the first pair's sums
 // over the state, which the sweep packs.
-// CHECK: arith.cmpi ugt, %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // CHECK: %[[S:.*]] = vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
 // CHECK: vector.store %[[S]], %[[SCRATCH]][%{{.*}}] : memref<?xf32>, vector<4xf32>
@@ -135,7 +140,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // and V); <name>_info ends with the decay kind and the readouts: ABI
 // version, K, V, column alignment, scratch floats, vector bits, decay kind,
 // readouts, then token steps (1).
-// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[6, 4, 4, 4, 2886, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[6, 4, 4, 4, 2902, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @scalar(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -155,7 +160,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[6, 4, 4, 4, 2886, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[6, 4, 4, 4, 2902, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @grouped(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -175,4 +180,4 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[6, 4, 8, 4, 3990, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[6, 4, 8, 4, 4022, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>

@@ -14,15 +14,18 @@
 // beta, out), two readout strides (query, out), the next task's T, its
 // token strides of query, key and decay and its query readout stride,
 // v_begin, v_end, the streaming flags of the final state and of out, this
-// task's tag, the next task's and its column count. Scratch: the packed
-// tile, 128 tokens' rows and scalars (full, k·q, and a key's and a query's
+// task's tag, the next task's and its column count. Scratch: the state
+// between blocks (K x V), the packed tile, 128 tokens' rows and scalars (full, k·q, and a key's and a query's
 // corrections by each of 3 tokens before), a scale per pair, five rows of
 // P, the next task's first sums (four tokens' at most) and their tag:
-// 16·32 + 128·(3·16 + 8) + 64·16 + 5·16 + 4·2·32 + 2 = 9042.
+// 16·40 + 16·32 + 128·(3·16 + 8) + 64·16 + 5·16 + 4·2·32 + 2 = 9682.
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[NEXT_QUERY:[^:]*]]: memref<?xf32>, %[[NEXT_KEY:[^:]*]]: memref<?xf32>, %[[NEXT_DECAY_ROWS:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OUT_STREAM_ARG:[^:]*]]: index, %[[OWN_TAG:[^:]*]]: index, %[[NEXT_TAG:[^:]*]]: index, %[[NEXT_COLUMNS:[^:]*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 9042 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 9682 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
 // CHECK: %[[OUT_STREAM:.*]] = arith.cmpi ne, %[[OUT_STREAM_ARG]], %{{.*}} : index
+// Blocks of 128 tokens (64 token-major: key, query or decay rows not K
+// apart).
+// CHECK: %[[BLOCK:.*]] = select %{{.*}}, %c64{{(_[0-9]+)?}}, %c128{{(_[0-9]+)?}} : index
 // T = 0 copies the state row by row, each row's tiles in turn (no loop
 // over heads), streamed (whole tiles of whole lines) or cached.
 // CHECK: scf.if %[[STREAM]] {
@@ -33,11 +36,15 @@
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c16{{(_[0-9]+)?}} step %c1 {
 // CHECK-NOT: gdr.nontemporal
-// Else blocks of 128 tokens: each computes its per-token rows once (one
-// k·q reduction per token), then runs its tiles.
+// Else blocks: each computes its per-token rows once (one k·q reduction
+// per token), then runs its tiles.
 // CHECK: } else {
-// CHECK: %[[BLOCK:.*]] = arith.constant 128 : index
-// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[T]] step %[[BLOCK]] {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %[[BLOCK]] {
+// The block reads the initial state in the task's first block, else the
+// scratch, and writes the final state in the task's last block, else the
+// scratch.
+// CHECK: %[[SOURCE:.*]] = select %{{.*}}, %[[S0]], %[[SCRATCH]] : memref<?xf32>
+// CHECK-NEXT: %[[DEST:.*]] = select %{{.*}}, %[[S1]], %[[SCRATCH]] : memref<?xf32>
 // CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
 // A block of one token: the first whole tile's sums (a read-only sweep,
 // two accumulators per vector of the tile), then the whole tiles in turn.
@@ -47,14 +54,14 @@
 // the next task's first) and writes whole vectors non-temporally; else
 // cached.
 // Kernel ABI 5: in the task's first block the first tile's sums come from
-// scratch (after the rows of P, at 8784) when it holds the task's non-zero
-// tag (inverted, an i64 in the two floats after the sums, at 9040), left
+// scratch (after the rows of P, at 9424) when it holds the task's non-zero
+// tag (inverted, an i64 in the two floats after the sums, at 9680), left
 // by the worker's task before; else from the read-only sweep.
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK: %[[ANY:.*]] = arith.cmpi ult, %[[V0]], %[[END:.*]] : index
 // CHECK-NEXT: %[[NONE:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[TAGGED:.*]] = arith.cmpi ne, %[[OWN_TAG]], %[[NONE]] : index
-// CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 9040 : index
+// CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 9680 : index
 // CHECK-NEXT: %[[HELD:.*]] = vector.load %[[SCRATCH]][%[[TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // CHECK-NEXT: %[[BITS:.*]] = vector.bitcast %[[HELD]] : vector<2xf32> to vector<1xi64>
 // CHECK-NEXT: %[[MARK:.*]] = vector.extract %[[BITS]][0] : vector<1xi64>
@@ -66,7 +73,7 @@
 // CHECK-NEXT: %[[HANDED:.*]] = arith.andi %{{.*}}, %[[LEFT]] : i1
 // CHECK-NEXT: %[[FIRST:[0-9]+]]:4 = scf.if %[[ANY]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NEXT: scf.if %[[HANDED]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK-NEXT: %[[SUMS_AT:.*]] = arith.constant 8784 : index
+// CHECK-NEXT: %[[SUMS_AT:.*]] = arith.constant 9424 : index
 // CHECK-NEXT: vector.load %[[SCRATCH]][%[[SUMS_AT]]] : memref<?xf32>, vector<16xf32>
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
@@ -97,7 +104,7 @@
 // CHECK-NEXT: %[[TWO_TILES:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[TWO_TILES]] : index
 // CHECK-NEXT: %[[IN_TASK:.*]] = arith.cmpi ult, %[[AFTER]], %[[V1]] : index
-// CHECK-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[S0]], %[[NEXT]] : memref<?xf32>
+// CHECK-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[SOURCE]], %[[NEXT]] : memref<?xf32>
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: %[[PREFETCHED:.*]] = select %{{.*}}, %{{.*}}, %[[AHEAD]] : memref<?xf32>
 // CHECK: %[[AT:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : index
@@ -106,7 +113,7 @@
 // CHECK: vector.fma {{.*}} : vector<16xf32>
 // CHECK: } else {
 // CHECK-NOT: gdr.nontemporal
-// CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] :
+// CHECK: vector.store %{{.*}}, %[[DEST]][%{{.*}}] :
 // The last whole tile: handing off, its sweep sums the next task's first
 // tile (the next task's key and query rows times its decay, a row at a
 // time), its streamed sweep prefetching the next task's second tile; the
@@ -130,14 +137,14 @@
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 // CHECK: vector.load %[[NEXT]][%{{.*}}] : memref<?xf32>, vector<16xf32>
 // CHECK: } else {
-// CHECK: %[[HANDED_AT:.*]] = arith.constant 8784 : index
+// CHECK: %[[HANDED_AT:.*]] = arith.constant 9424 : index
 // CHECK-NEXT: vector.store %{{.*}}, %[[SCRATCH]][%[[HANDED_AT]]] : memref<?xf32>, vector<16xf32>
 // CHECK: %[[WIDE:.*]] = arith.index_cast %[[NEXT_TAG]] : index to i64
 // CHECK-NEXT: %[[ALL_ONES_2:.*]] = arith.constant -1 : i64
 // CHECK-NEXT: %[[NEXT_MARK:.*]] = arith.xori %[[WIDE]], %[[ALL_ONES_2]] : i64
 // CHECK-NEXT: %[[ONE_TAG:.*]] = vector.broadcast %[[NEXT_MARK]] : i64 to vector<1xi64>
 // CHECK-NEXT: %[[TAG_BITS:.*]] = vector.bitcast %[[ONE_TAG]] : vector<1xi64> to vector<2xf32>
-// CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 9040 : index
+// CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 9680 : index
 // CHECK-NEXT: vector.store %[[TAG_BITS]], %[[SCRATCH]][%[[NEW_TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // Else no sums to carry; its streamed sweep prefetches the tile after it.
 // CHECK-NEXT: } else {
@@ -155,7 +162,10 @@
 // packed tile, full or cheap (lower-recurrent-forms.mlir): full: load,
 // multiply by P, two FMAs (the pair's updates), store, four FMAs for the
 // next pair's sums; cheap: the same without the multiply.
-// CHECK: arith.cmpi ugt, %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.store %{{.*}}, %[[SCRATCH]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
@@ -202,8 +212,11 @@ gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> sc
 // CHECK-LABEL: func private @prefetching_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>
 // Blocks of more than four tokens, tile by tile (their rows pass first):
-// CHECK: arith.cmpi ugt, %{{.*}}, %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c2{{.*}} : index
+// CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
+// CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c2{{(_[0-9]+)?}} : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %{{.*}} : index
 // CHECK: select %[[IN]], %[[AHEAD]], %{{.*}} : index
 // CHECK-COUNT-6: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
@@ -215,13 +228,12 @@ gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> sc
 gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 
 // A pair's sweeps go in groups of 16 rows (a line of floats), each group
-// first prefetching line k0 of the key, query and decay rows of the tokens
-// 128 after the pair's, which the next block's rows pass reads; past T,
-// those of the worker's next task (its token t + 128 - T, clamped to its
-// last: next T - 1), from its own key, query and decay and strides.
-// Token-major (key, query or decay rows not K apart) those prefetches read
-// the first row instead, and the rows pass prefetches the rows of the token
-// 4 ahead (clamped to T - 1).
+// first prefetching into L2 line k0 of the key, query and decay rows of the
+// tokens a block after the pair's, which the next block's rows pass reads;
+// past T, those of the worker's next task (its token t + block - T,
+// clamped to its last: next T - 1), from its own key, query and decay and
+// strides. Blocks are 128 tokens, 64 token-major (key, query or decay rows
+// not K apart).
 // CHECK-LABEL: func private @next_block_body(
 // CHECK-SAME: %[[Q:[^:]*]]: memref<?xf32>, %[[K:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[D:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[NEXT_Q:[^:]*]]: memref<?xf32>, %[[NEXT_K:[^:]*]]: memref<?xf32>, %[[NEXT_D:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %[[Q_STRIDE:[^:]*]]: index, %[[K_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[D_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[NEXT_T:[^:]*]]: index, %[[NEXT_Q_STRIDE:[^:]*]]: index, %[[NEXT_K_STRIDE:[^:]*]]: index, %[[NEXT_D_STRIDE:[^:]*]]: index,
 // CHECK: %[[KEYS:.*]] = arith.cmpi ne, %[[K_STRIDE]], %c32 : index
@@ -229,33 +241,11 @@ gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = rec
 // CHECK-NEXT: %[[KQ:.*]] = arith.ori %[[KEYS]], %[[QUERIES]] : i1
 // CHECK: %[[DECAYS:.*]] = arith.cmpi ne, %[[D_STRIDE]], %{{.*}} : index
 // CHECK-NEXT: %[[TOKEN_MAJOR:.*]] = arith.ori %[[KQ]], %[[DECAYS]] : i1
-// In a block of more than one token each group prefetches the rows of the
-// token 4 after each of its tokens.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %{{.*}} {
-// CHECK: %[[SEVERAL:.*]] = arith.cmpi ugt, %{{.*}}, %c1{{(_[0-9]+)?}} : index
-// CHECK-NEXT: %[[PREFETCHING:.*]] = arith.andi %[[TOKEN_MAJOR]], %[[SEVERAL]] : i1
-// CHECK: scf.if %[[PREFETCHING]] {
-// CHECK-NEXT: arith.constant 4 : index
-// CHECK-NEXT: %[[ROWS_AHEAD:.*]] = arith.addi %{{.*}}, %{{.*}} : index
-// CHECK-NEXT: %[[ROWS_IN:.*]] = arith.cmpi ult, %[[ROWS_AHEAD]], %[[T]] : index
-// CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
-// CHECK-NEXT: %[[ROWS_TOKEN:.*]] = select %[[ROWS_IN]], %[[ROWS_AHEAD]], %[[LAST]] : index
-// CHECK-NEXT: %[[ROWS_KEY:.*]] = arith.muli %[[ROWS_TOKEN]], %[[K_STRIDE]] : index
-// CHECK-NEXT: %[[ROWS_QUERY:.*]] = arith.muli %[[ROWS_TOKEN]], %[[Q_STRIDE]] : index
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[ROWS_QUERY0:.*]] = arith.addi %[[ROWS_QUERY]], %{{.*}} : index
-// CHECK-NEXT: %[[ROWS_DECAY:.*]] = arith.muli %[[ROWS_TOKEN]], %[[D_STRIDE]] : index
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROWS_KEY]], %{{.*}} : index
-// CHECK-NEXT: memref.prefetch %[[K]][%[[AT]]], read, locality<3>, data : memref<?xf32>
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROWS_QUERY0]], %{{.*}} : index
-// CHECK-NEXT: memref.prefetch %[[Q]][%[[AT]]], read, locality<3>, data : memref<?xf32>
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[ROWS_DECAY]], %{{.*}} : index
-// CHECK-NEXT: memref.prefetch %[[D]][%[[AT]]], read, locality<3>, data : memref<?xf32>
-// CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c128{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[BLOCK:.*]] = select %[[TOKEN_MAJOR]], %[[C64]], %[[C128]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %[[BLOCK]] {
+// CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %[[BLOCK]] : index
 // CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %[[T]] : index
 // CHECK-NEXT: %[[PAST:.*]] = arith.subi %[[AHEAD]], %[[T]] : index
 // CHECK-NEXT: arith.constant 1 : index
@@ -272,31 +262,27 @@ gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = rec
 // CHECK: %[[DECAY:.*]] = select %[[IN]], %[[D]], %[[NEXT_D]] : memref<?xf32>
 // CHECK-NEXT: %[[DS:.*]] = select %[[IN]], %[[D_STRIDE]], %[[NEXT_D_STRIDE]] : index
 // CHECK-NEXT: %[[DECAY_ROW:.*]] = arith.muli %[[TOKEN]], %[[DS]] : index
-// CHECK: %[[KEY_AT:.*]] = select %[[TOKEN_MAJOR]], %c0{{(_[0-9]+)?}}, %[[KEY_ROW]] : index
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: select %[[TOKEN_MAJOR]], %c0{{(_[0-9]+)?}}, %{{.*}} : index
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[DECAY_AT:.*]] = select %[[TOKEN_MAJOR]], %c0{{(_[0-9]+)?}}, %[[DECAY_ROW]] : index
 // CHECK: scf.for %[[K0:[^ ]*]] = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[KEY_AT]], %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[KEY]][%[[AT]]], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[KEY_ROW]], %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[KEY]][%[[AT]]], read, locality<2>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[QUERY]][%{{.*}}], read, locality<3>, data : memref<?xf32>
-// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[DECAY_AT]], %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %[[DECAY]][%[[AT]]], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %[[QUERY]][%{{.*}}], read, locality<2>, data : memref<?xf32>
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[DECAY_ROW]], %[[K0]] : index
+// CHECK-NEXT: memref.prefetch %[[DECAY]][%[[AT]]], read, locality<2>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<2>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<2>, data : memref<?xf32>
 // CHECK-NEXT: arith.addi %{{.*}}, %[[K0]] : index
-// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<3>, data : memref<?xf32>
+// CHECK-NEXT: memref.prefetch %{{.*}}[%{{.*}}], read, locality<2>, data : memref<?xf32>
 // CHECK: scf.for %{{.*}} = %[[K0]] to %{{.*}} step %c1{{.*}} iter_args
 gdr.kernel @next_block problem <k = 32, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 16, unroll = 1>
 
 // sweep_tokens = 1: the block's tokens go one per sweep, each carrying the
 // next token's (1 + R) · 2 sums (pairs step by 2 and carry twice as many).
 // CHECK-LABEL: func private @single_body(
-// CHECK: scf.for %{{.*}} step %c128
+// CHECK: %[[BLOCK:.*]] = select %{{.*}}, %c64{{(_[0-9]+)?}}, %c128{{(_[0-9]+)?}} : index
+// CHECK: scf.for %{{.*}} step %[[BLOCK]]
 // A block of one token: the first whole tile's sums, then the whole tiles'
 // loop, whose sweep writing a tile's final state returns the next tile's
 // sums while there is one.

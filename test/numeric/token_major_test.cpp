@@ -38,7 +38,8 @@ LineAlignedFloats swap_heads_and_tokens(const LineAlignedFloats& x, int64_t B, i
 
 // K = 24 and 32: rows of part and of whole cache lines; T on both sides of
 // the token blocks' and chunks' edges (the recurrent kernel's blocks are 128
-// tokens: T = 200 and 300 have two and three).
+// tokens head-major, 64 token-major: T = 200 and 300 have two and three, or
+// four and five).
 TEST_P(TokenMajorTest, TokenMajorEqualsHeadMajorBitForBit) {
   const int64_t V = 40;
   for (int64_t K : {24, 32})
