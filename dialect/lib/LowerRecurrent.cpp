@@ -31,19 +31,18 @@
 // sums one broadcast at a time (accumulateEachGated).
 //
 // Blocks: a task's tokens run in blocks of kBlockTokens (token-major rows:
-// kStridedBlockTokens). Everything per
-// token that does not depend on the columns (P, whether a sweep is full, the
-// gated keys P ⊙ k and P ⊙ q, the row factors, the dot products) is computed
-// once per block into scratch, before the block's tiles run: a head of
-// several tiles does not repeat it per tile. A block's tile starts from
-// initial_state (the first block) or from where the block before left it
-// (the worker's scratch; the last block writes final_state), with one
-// read-only sweep for its first sums. A block of one to
-// four tokens (decode, speculative decode) runs as one group: its whole
-// tiles in turn, the sweep that writes one tile's final state summing the
-// next tile: only the first tile's sums sweep is read-only, and that one is
-// skipped when the worker's task before summed it (kernel ABI 5,
-// emitOneGroupBlock).
+// kStridedBlockTokens). Everything per token that does not depend on the
+// columns (P, whether a sweep is full, the gated keys P ⊙ k and P ⊙ q, the
+// row factors, the dot products) is computed once per block into scratch,
+// before the block's tiles run: a head of several tiles does not repeat it
+// per tile. A block's tile starts from initial_state (the first block) or
+// from where the block before left it (the worker's scratch; the last
+// block writes final_state), with one read-only sweep for its first sums.
+// A last block of one to four tokens (decode, speculative decode) runs as
+// one group, after the loop over the others: its whole tiles in turn, the
+// sweep that writes one tile's final state summing the next tile: only the
+// first tile's sums sweep is read-only, and that one is skipped when the
+// worker's task before summed it (kernel ABI 5, emitOneGroupBlock).
 //
 // Every column goes through the same operations in the same order whichever
 // tile or lane holds it, so splitting a head's columns over threads gives
@@ -202,57 +201,75 @@ class RecurrentEmitter {
         });
       });
     }, [&] {
+      // A last block of 1 to oneGroupTokens() tokens (decode, speculative
+      // decoding's verification, a sequence's last tokens) runs as one
+      // group (emitOneGroupBlock), after the loop over the others: inside
+      // it, LLVM's loop passes walked its code with the loop's every time
+      // (2026-12-06, Ice Lake Xeon, gdr-compile --route recurrent, K = V =
+      // 64 / 128 / 256: 1.86 / 1.69 / 1.72 s before, 1.52 / 1.40 / 1.55
+      // after).
+      Value left = rem(T_, blockTokens_);
+      Value beforeOne = sub(left, c(1));  // wraps when no block is left over
+      Value hasTail = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, beforeOne, c(oneGroupTokens()));
+      Value none = c(0);
+      Value tail = b_.create<SelectOp>(loc_, hasTail, left, none);
+      Value blocksEnd = sub(T_, tail);
+      Value noTail = b_.create<arith::XOrIOp>(loc_, hasTail, boolean(true));
       Value begin = c(0);
-      loop(begin, T_, blockTokens_, {}, [&](Value first, ValueRange) {
-        Value left = sub(T_, first);
-        Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, left, blockTokens_);
-        Value count = b_.create<SelectOp>(loc_, fits, left, blockTokens_);
-        // The block reads initial_state in the task's first block, else the
-        // scratch (from its start) the block before wrote; it writes
-        // final_state in the task's last block, else the scratch. Writing
-        // final_state in every block read its lines from memory before the
-        // first block's stores and made the last block's non-temporal stores
-        // write back lines still in cache: AOT kernels alternated in one
-        // process (K = V = 128, H = 32, 1 thread, 2026-12-06, Ice Lake Xeon,
-        // medians) at T = 512 took 12.6 / 12.8 ms before, 11.7 / 12.2 after
-        // (token-major 14.7 / 15.1, 14.0 / 14.2); at T = 128 blocks of 64
-        // tokens took 3.7 ms against 3.1 for one block of 128 before, within
-        // 1% with cached stores.
-        Value isFirst = eq(first, 0);
-        Value source = b_.create<SelectOp>(loc_, isFirst, s0_, scratch_);
-        Value dest = b_.create<SelectOp>(loc_, fits, s1_, scratch_);
-        Block block{first, count, isFirst, fits, source, dest};
-        // Blocks of 1 to kMaxGroup tokens run as one group where they can,
-        // the others tile by tile.
-        std::function<void(int64_t)> from = [&](int64_t tokens) {
-          if (tokens > kMaxGroup || !oneGroupBlocks(tokens)) {
-            emitTokenRows(block);
-            forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
-            return;
-          }
-          ifElse(eq(count, tokens), [&] {
-            emitGroupRows(block, c(0), tokens);
-            emitOneGroupBlock(block, tokens);
-          }, [&] { from(tokens + 1); });
-        };
-        from(1);
+      loop(begin, blocksEnd, blockTokens_, {}, [&](Value first, ValueRange) {
+        Value remaining = sub(blocksEnd, first);
+        Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, remaining, blockTokens_);
+        Value count = b_.create<SelectOp>(loc_, fits, remaining, blockTokens_);
+        Value isLast = b_.create<arith::AndIOp>(loc_, fits, noTail);
+        Block block = makeBlock(first, count, isLast);
+        emitTokenRows(block);
+        forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
         return SmallVector<Value>{};
       });
+      ifElse(hasTail, [&] {
+        Block block = makeBlock(blocksEnd, tail, Value());
+        std::function<void(int64_t)> from = [&](int64_t tokens) {
+          auto run = [&] {
+            emitGroupRows(block, c(0), tokens);
+            emitOneGroupBlock(block, tokens);
+          };
+          if (tokens == oneGroupTokens()) return run();
+          ifElse(eq(tail, tokens), run, [&] { from(tokens + 1); });
+        };
+        from(1);
+      }, [] {});
     });
   }
 
  private:
   using Body = function_ref<SmallVector<Value>(Value iv, ValueRange iterArgs)>;
 
-  // Tokens [first, first + count) of the task; the first block reads
-  // initial_state, the others final_state, which the block before wrote
-  // (the task's own columns); the last one may stream it.
-  // A block of `count` tokens from token `first`; its state comes from
-  // `source` and goes to `dest` (rows V apart, from their starts).
+  // A block of `count` tokens from token `first` of the task; its state
+  // comes from `source` and goes to `dest` (rows V apart, from their
+  // starts); the task's last block may stream it.
   struct Block {
     Value first, count, isFirst, isLast;
     Value source, dest;
   };
+  // The block reads initial_state in the task's first block, else the
+  // scratch (from its start) the block before wrote; it writes final_state
+  // in the task's last block, else the scratch. Writing final_state in
+  // every block read its lines from memory before the first block's stores
+  // and made the last block's non-temporal stores write back lines still in
+  // cache: AOT kernels alternated in one process (K = V = 128, H = 32, 1
+  // thread, 2026-12-06, Ice Lake Xeon, medians) at T = 512 took 12.6 / 12.8
+  // ms before, 11.7 / 12.2 after (token-major 14.7 / 15.1, 14.0 / 14.2); at
+  // T = 128 blocks of 64 tokens took 3.7 ms against 3.1 for one block of
+  // 128 before, within 1% with cached stores.
+  // (isLast null: the task's last block).
+  Block makeBlock(Value first, Value count, Value isLast) {
+    Value isFirst = eq(first, 0);
+    Value source = b_.create<SelectOp>(loc_, isFirst, s0_, scratch_);
+    if (!isLast) return {first, count, isFirst, boolean(true), source, s1_};
+    Value dest = b_.create<SelectOp>(loc_, isLast, s1_, scratch_);
+    return {first, count, isFirst, isLast, source, dest};
+  }
+  Value boolean(bool x) { return b_.create<arith::ConstantOp>(loc_, b_.getBoolAttr(x)); }
 
   // Where a sweep reads or writes the tile: a memref and the index of
   // vector j of row k.
@@ -686,6 +703,13 @@ class RecurrentEmitter {
   bool oneGroupBlocks(int64_t tokens) const {
     if (tokens == 1) return true;
     return G_ == 2 && !scarceRegisters_ && groupVectors(tokens) > 0;
+  }
+  // The most tokens a one-group block has: blocks of 1 to this many run as
+  // one group (fewer tokens never need more registers).
+  int64_t oneGroupTokens() const {
+    int64_t tokens = 1;
+    while (tokens < kMaxGroup && oneGroupBlocks(tokens + 1)) ++tokens;
+    return tokens;
   }
   // The vectors of a one-group block's tile: the schedule's, or for three
   // or four tokens the most (a power of two, at most the schedule's) whose

@@ -338,9 +338,12 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // T = 0's copy streams.
 // BODY: scf.if %[[STREAM]] {
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
-// A block's tile: the task's last block streams, and prefetches the tile
-// after the one it sums from the block's source (the initial state in the
-// task's first block, else the scratch).
+// A last block of one to four tokens (after the loop over the others):
+// its tiles stream (the task's last block), each prefetching the tile after
+// the one it sums from the block's source (the initial state in the task's
+// first block, else the scratch).
+// BODY: %[[HAS_TAIL:.*]] = arith.cmpi ult, %{{.*}}, %c4{{(_[0-9]+)?}} : index
+// BODY: scf.if %[[HAS_TAIL]] {
 // BODY: %[[SOURCE:.*]] = select %{{.*}}, %[[S0]], %[[SCRATCH]] : memref<?xf32>
 // BODY: scf.for %[[COL:[^ ]*]] = %{{.*}} to %{{.*}} step %c16{{.*}} iter_args
 // BODY: %[[LAST_BLOCK_STREAMS:.*]] = arith.andi %[[STREAM]], %{{.*}} : i1

@@ -17,8 +17,9 @@
 // CHECK-LABEL: func private @channelwise_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %[[KEYS:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index,
 // CHECK-SAME: gdr.decay_kind = 0 : i64
-// CHECK: scf.for %{{[^ ]*}} = %{{.*}} to %[[T]] step %{{.*}} {
-// A block of more than four tokens (kMaxGroup), its pairs' rows:
+// CHECK: %[[BLOCKS_END:.*]] = arith.subi %[[T]], %{{.*}} : index
+// CHECK: scf.for %{{[^ ]*}} = %{{.*}} to %[[BLOCKS_END]] step %{{.*}} {
+// A block that does not run as one group, its pairs' rows:
 // CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index

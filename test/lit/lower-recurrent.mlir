@@ -37,14 +37,62 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c16{{(_[0-9]+)?}} step %c1 {
 // CHECK-NOT: gdr.nontemporal
 // Else blocks: each computes its per-token rows once (one k·q reduction
-// per token), then runs its tiles.
+// per token), then runs its tiles; a last block of one to four tokens
+// (T mod 128 - 1 < 4, unsigned) runs apart, after the others.
 // CHECK: } else {
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %[[BLOCK]] {
+// CHECK-NEXT: %[[LEFT:.*]] = arith.remui %[[T]], %[[BLOCK]] : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: %[[BEFORE_ONE:.*]] = arith.subi %[[LEFT]], %{{.*}} : index
+// CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[HAS_TAIL:.*]] = arith.cmpi ult, %[[BEFORE_ONE]], %[[FOUR]] : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[TAIL:.*]] = select %[[HAS_TAIL]], %[[LEFT]], %{{.*}} : index
+// CHECK-NEXT: %[[BLOCKS_END:.*]] = arith.subi %[[T]], %[[TAIL]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[BLOCKS_END]] step %[[BLOCK]] {
 // The block reads the initial state in the task's first block, else the
 // scratch, and writes the final state in the task's last block, else the
 // scratch.
+// CHECK: %[[BLOCK_SOURCE:.*]] = select %{{.*}}, %[[S0]], %[[SCRATCH]] : memref<?xf32>
+// CHECK-NEXT: select %{{.*}}, %[[S1]], %[[SCRATCH]] : memref<?xf32>
+// Blocks of more tokens: their rows pass, then pairs. The first sweep packs the
+// tile into scratch while it sums the first pair (four accumulators per
+// vector); each pair then carries its sums into one fused sweep on the
+// packed tile, full or cheap (lower-recurrent-forms.mlir): full: load,
+// multiply by P, two FMAs (the pair's updates), store, four FMAs for the
+// next pair's sums; cheap: the same without the multiply.
+// CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// No prefetch asked: none in the token sweeps.
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: vector.load %[[SCRATCH]]
+// CHECK-NEXT: arith.mulf {{.*}} : vector<16xf32>
+// CHECK-NEXT: vector.fma
+// CHECK-NEXT: vector.fma
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK-COUNT-4: vector.fma
+// CHECK: } else {
+// CHECK: vector.load %[[SCRATCH]]
+// CHECK-NEXT: vector.fma
+// CHECK-NEXT: vector.fma
+// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK-COUNT-4: vector.fma
+// Columns past the last whole tile: a tile of one whole vector (none fits
+// here: 8 columns are left), then one masked vector at a time.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16{{.*}} {
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[V1]] step %{{.*}} {
+// CHECK: %[[LEFT:.*]] = arith.subi %[[V1]], %[[C]] : index
+// CHECK: vector.create_mask %[[LEFT]] : vector<16xi1>
+// CHECK: vector.maskedload
+// CHECK: vector.maskedstore
+// Then a last block of one to four tokens, apart, reading its state like
+// the others and writing the final state.
 // CHECK: %[[SOURCE:.*]] = select %{{.*}}, %[[S0]], %[[SCRATCH]] : memref<?xf32>
-// CHECK-NEXT: %[[DEST:.*]] = select %{{.*}}, %[[S1]], %[[SCRATCH]] : memref<?xf32>
 // CHECK: vector.reduction "add", %{{.*}} : vector<16xf32> into f32
 // A block of one token: the first whole tile's sums (a read-only sweep,
 // two accumulators per vector of the tile), then the whole tiles in turn.
@@ -113,7 +161,7 @@
 // CHECK: vector.fma {{.*}} : vector<16xf32>
 // CHECK: } else {
 // CHECK-NOT: gdr.nontemporal
-// CHECK: vector.store %{{.*}}, %[[DEST]][%{{.*}}] :
+// CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] :
 // The last whole tile: handing off, its sweep sums the next task's first
 // tile (the next task's key and query rows times its decay, a row at a
 // time), its streamed sweep prefetching the next task's second tile; the
@@ -156,42 +204,6 @@
 // 12 and 16 vectors (two vectors of the tile, two accumulators a token).
 // CHECK: scf.if %{{.*}} -> ({{(vector<16xf32>, ){11}vector<16xf32>}})
 // CHECK: scf.if %{{.*}} -> ({{(vector<16xf32>, ){15}vector<16xf32>}})
-// More tokens: their rows pass, then pairs. The first sweep packs the
-// tile into scratch while it sums the first pair (four accumulators per
-// vector); each pair then carries its sums into one fused sweep on the
-// packed tile, full or cheap (lower-recurrent-forms.mlir): full: load,
-// multiply by P, two FMAs (the pair's updates), store, four FMAs for the
-// next pair's sums; cheap: the same without the multiply.
-// CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// No prefetch asked: none in the token sweeps.
-// CHECK-NOT: memref.prefetch
-// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-// CHECK: vector.load %[[SCRATCH]]
-// CHECK-NEXT: arith.mulf {{.*}} : vector<16xf32>
-// CHECK-NEXT: vector.fma
-// CHECK-NEXT: vector.fma
-// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
-// CHECK-COUNT-4: vector.fma
-// CHECK: } else {
-// CHECK: vector.load %[[SCRATCH]]
-// CHECK-NEXT: vector.fma
-// CHECK-NEXT: vector.fma
-// CHECK: vector.store %{{.*}}, %[[SCRATCH]]
-// CHECK-COUNT-4: vector.fma
-// Columns past the last whole tile: a tile of one whole vector (none fits
-// here: 8 columns are left), then one masked vector at a time.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16{{.*}} {
-// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[V1]] step %{{.*}} {
-// CHECK: %[[LEFT:.*]] = arith.subi %[[V1]], %[[C]] : index
-// CHECK: vector.create_mask %[[LEFT]] : vector<16xi1>
-// CHECK: vector.maskedload
-// CHECK: vector.maskedstore
 gdr.kernel @w16 problem <k = 16, v = 40, element_type = f32, route = recurrent> schedule <vector_width = 16, v_tile = 32, unroll = 1>
 
 // CHECK-LABEL: func private @w4_body(
@@ -244,7 +256,7 @@ gdr.kernel @prefetching problem <k = 32, v = 32, element_type = f32, route = rec
 // CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : index
 // CHECK-NEXT: %[[BLOCK:.*]] = select %[[TOKEN_MAJOR]], %[[C64]], %[[C128]] : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[T]] step %[[BLOCK]] {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[BLOCK]] {
 // CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %[[BLOCK]] : index
 // CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %[[T]] : index
 // CHECK-NEXT: %[[PAST:.*]] = arith.subi %[[AHEAD]], %[[T]] : index
@@ -282,18 +294,22 @@ gdr.kernel @next_block problem <k = 32, v = 16, element_type = f32, route = recu
 // next token's (1 + R) · 2 sums (pairs step by 2 and carry twice as many).
 // CHECK-LABEL: func private @single_body(
 // CHECK: %[[BLOCK:.*]] = select %{{.*}}, %c64{{(_[0-9]+)?}}, %c128{{(_[0-9]+)?}} : index
+// A last block of one token runs apart (one token per sweep: no groups of
+// more).
+// CHECK: %[[HAS_TAIL:.*]] = arith.cmpi ult, %{{.*}}, %c1{{(_[0-9]+)?}} : index
 // CHECK: scf.for %{{.*}} step %[[BLOCK]]
-// A block of one token: the first whole tile's sums, then the whole tiles'
-// loop, whose sweep writing a tile's final state returns the next tile's
-// sums while there is one.
+// Longer blocks: the groups loop carries the next token's sums.
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{[^ ]*}} = %[[SUMS:[0-9]+]]#0, %{{[^ ]*}} = %[[SUMS]]#1, %{{[^ ]*}} = %[[SUMS]]#2, %{{[^ ]*}} = %[[SUMS]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// The last block of one token: the first whole tile's sums, then the
+// whole tiles' loop, whose sweep writing a tile's final state returns the
+// next tile's sums while there is one.
+// CHECK: scf.if %[[HAS_TAIL]] {
 // CHECK: %[[FIRST:[0-9]+]]:4 = scf.if %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK: scf.for %{{.*}} step %c8{{.*}} iter_args(%{{[^ ]*}} = %[[FIRST]]#0, %{{[^ ]*}} = %[[FIRST]]#1, %{{[^ ]*}} = %[[FIRST]]#2, %{{[^ ]*}} = %[[FIRST]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK-NEXT: arith.constant 8 : index
 // CHECK-NEXT: %[[NEXT:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[MORE:.*]] = arith.cmpi ult, %[[NEXT]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[MORE]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// Longer blocks: the groups loop carries the next token's sums.
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args(%{{[^ ]*}} = %[[SUMS:[0-9]+]]#0, %{{[^ ]*}} = %[[SUMS]]#1, %{{[^ ]*}} = %[[SUMS]]#2, %{{[^ ]*}} = %[[SUMS]]#3) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 gdr.kernel @single problem <k = 4, v = 8, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 4, sweep_tokens = 1>
 
 // On a 256-bit target (x86, 16 vector registers) a pair's sweep stores the
