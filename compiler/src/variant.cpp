@@ -232,7 +232,12 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   const int64_t V = spec.V;
   RecurrentSchedule s = dialect_default_recurrent(spec.K, target);
   const int64_t w = s.vector_width;
-  if (T <= kDecodeTokens) s.v_tile = (vector_registers(target) < 32 && spec.K <= 64 ? 4 : 8) * w;
+  if (T <= kDecodeTokens) {
+    s.v_tile = (vector_registers(target) < 32 && spec.K <= 64 ? 4 : 8) * w;
+    // Two rows a step were for 2-vector tiles on 32 registers (DefaultSchedule);
+    // a one-token block steps one row at a time whatever the unroll.
+    if (vector_registers(target) == 32) s.unroll = 1;
+  }
   // Columns past V would only name a different kernel that computes the
   // same: the tile is clamped to the whole vectors of V (at least one).
   s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));

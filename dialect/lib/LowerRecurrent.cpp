@@ -187,7 +187,7 @@ class RecurrentEmitter {
       // 5: 2.14 / 1.44 ms on 1 / 2 threads tile by tile, 1.90 / 1.23 row by
       // row).
       streamedOrCached(streaming_, Value(), tile_ / W_, 0, [&](bool stream) {
-        return sweepRows({}, [&](Value k, ValueRange) {
+        return sweepRows(unroll_, {}, [&](Value k, ValueRange) {
           forEachTile([&](Value col, int64_t n, Value mask) {
             Place initial = statePlace(s0_, col);
             Place final = statePlace(s1_, col);
@@ -250,6 +250,7 @@ class RecurrentEmitter {
   struct Block {
     Value first, count, isFirst, isLast;
     Value source, dest;
+    int64_t rowsPerStep;  // rows per iteration of its sweeps (rowRange)
   };
   // The block reads initial_state in the task's first block, else the
   // scratch (from its start) the block before wrote; it writes final_state
@@ -261,13 +262,17 @@ class RecurrentEmitter {
   // ms before, 11.7 / 12.2 after (token-major 14.7 / 15.1, 14.0 / 14.2); at
   // T = 128 blocks of 64 tokens took 3.7 ms against 3.1 for one block of
   // 128 before, within 1% with cached stores.
-  // (isLast null: the task's last block).
+  // (isLast null: the task's last block, of one group). A one-group
+  // block's sweeps step one row at a time whatever the schedule's unroll:
+  // four tokens on 2 vectors took 4-14% longer at unroll 2 (K = V = 256,
+  // H = 16, T = 4, B = 1 and 16, 1 and 2 threads, gdr-bench, 2026-12-06,
+  // Ice Lake Xeon), while blocks of pairs took 2-7% less (DefaultSchedule).
   Block makeBlock(Value first, Value count, Value isLast) {
     Value isFirst = eq(first, 0);
     Value source = b_.create<SelectOp>(loc_, isFirst, s0_, scratch_);
-    if (!isLast) return {first, count, isFirst, boolean(true), source, s1_};
+    if (!isLast) return {first, count, isFirst, boolean(true), source, s1_, 1};
     Value dest = b_.create<SelectOp>(loc_, isLast, s1_, scratch_);
-    return {first, count, isFirst, isLast, source, dest};
+    return {first, count, isFirst, isLast, source, dest, unroll_};
   }
   Value boolean(bool x) { return b_.create<arith::ConstantOp>(loc_, b_.getBoolAttr(x)); }
 
@@ -347,33 +352,35 @@ class RecurrentEmitter {
   // Runs `row(k, accs)` for k in [0, K). With `everyLine`, the rows go in
   // groups of a cache line's floats, everyLine(k0) before each group that
   // starts at k0 (the rows after the last whole group go without it).
-  SmallVector<Value> sweepRows(ValueRange inits, Body row,
+  SmallVector<Value> sweepRows(int64_t rowsPerStep, ValueRange inits, Body row,
                                function_ref<void(Value k0)> everyLine = nullptr) {
-    if (!everyLine) return rowRange(Value(), 0, K_, inits, row);
+    if (!everyLine) return rowRange(Value(), 0, K_, rowsPerStep, inits, row);
     const int64_t lines = K_ / kLineFloats * kLineFloats;
     SmallVector<Value> accs(inits.begin(), inits.end());
     if (lines > 0) {
       Value begin = c(0), end = c(lines), step = c(kLineFloats);
       accs = loop(begin, end, step, accs, [&](Value k0, ValueRange args) {
         everyLine(k0);
-        return rowRange(k0, 0, kLineFloats, args, row);
+        return rowRange(k0, 0, kLineFloats, rowsPerStep, args, row);
       });
     }
-    if (lines < K_) accs = rowRange(Value(), lines, K_, accs, row);
+    if (lines < K_) accs = rowRange(Value(), lines, K_, rowsPerStep, accs, row);
     return accs;
   }
 
   // Runs `row(k, accs)` for rows [base + first, base + last) (base: 0 if
-  // null): `unroll` rows per iteration, then the remaining rows one by one.
-  SmallVector<Value> rowRange(Value base, int64_t first, int64_t last, ValueRange inits, Body row) {
+  // null): `rowsPerStep` rows per iteration, then the remaining rows one by
+  // one.
+  SmallVector<Value> rowRange(Value base, int64_t first, int64_t last, int64_t rowsPerStep, ValueRange inits,
+                              Body row) {
     auto at = [&](int64_t k) { return !base ? c(k) : k == 0 ? base : add(base, c(k)); };
-    const int64_t main = first + (last - first) / unroll_ * unroll_;
+    const int64_t main = first + (last - first) / rowsPerStep * rowsPerStep;
     SmallVector<Value> accs(inits.begin(), inits.end());
     if (main > first) {
-      Value begin = at(first), end = at(main), step = c(unroll_);
+      Value begin = at(first), end = at(main), step = c(rowsPerStep);
       accs = loop(begin, end, step, accs, [&](Value k0, ValueRange args) {
         SmallVector<Value> acc(args.begin(), args.end());
-        for (int64_t r = 0; r < unroll_; ++r) acc = row(add(k0, c(r)), acc);
+        for (int64_t r = 0; r < rowsPerStep; ++r) acc = row(add(k0, c(r)), acc);
         return acc;
       });
     }
@@ -763,7 +770,7 @@ class RecurrentEmitter {
     Value handed = b_.create<arith::AndIOp>(loc_, block.isFirst, sumsHandedIn());
     SmallVector<Value> first = ifElseValues(any, sums, [&] {
       return ifElseValues(handed, sums, [&] { return loadHandedSums(sums); }, [&] {
-        return emitFirstSums(statePlace(sourceMem, vBegin_), nullptr, tokens, n, Value());
+        return emitFirstSums(block, statePlace(sourceMem, vBegin_), nullptr, tokens, n, Value());
       });
     }, [&] { return zeros(sums); });
     Value handOff = handsOff(tokens, width);
@@ -791,7 +798,7 @@ class RecurrentEmitter {
     });
     forEachTileAfter(tilesEnd, n, [&](Value col, int64_t n, Value mask) {
       Place source = statePlace(sourceMem, col);
-      SmallVector<Value> sums = emitFirstSums(source, nullptr, tokens, n, mask);
+      SmallVector<Value> sums = emitFirstSums(block, source, nullptr, tokens, n, mask);
       emitGroup(Tile{block, col, n, mask}, c(0), tokens, 0, source, statePlace(destMem, col), sums);
     });
   }
@@ -811,7 +818,7 @@ class RecurrentEmitter {
     Tile tile{block, col, n, mask};
     // Groups of G_ tokens (the first sweep packs the state while it
     // sums); with pairs, the last token alone if the count is odd.
-    SmallVector<Value> acc = emitFirstSums(source, &packed, G_, n, mask);
+    SmallVector<Value> acc = emitFirstSums(block, source, &packed, G_, n, mask);
     Value groups = div(block.count, c(G_));
     Value beforeLast = sub(groups, c(1));
     Value lastGroup = mul(beforeLast, c(G_));
@@ -924,9 +931,9 @@ class RecurrentEmitter {
 
   // The sums of the first group's `count` tokens over the state, copying it
   // into `pack` on the way if given.
-  SmallVector<Value> emitFirstSums(const Place& source, const Place* pack, int64_t count, int64_t n,
-                                   Value mask) {
-    return sweepRows(zeros(count * (1 + R_) * n), [&](Value k, ValueRange acc) {
+  SmallVector<Value> emitFirstSums(const Block& block, const Place& source, const Place* pack, int64_t count,
+                                   int64_t n, Value mask) {
+    return sweepRows(block.rowsPerStep, zeros(count * (1 + R_) * n), [&](Value k, ValueRange acc) {
       SmallVector<Value> gated = gatedRow(c(0), k, count);
       SmallVector<Value> next(acc.begin(), acc.end());
       for (int64_t j = 0; j < n; ++j) {
@@ -1077,7 +1084,7 @@ class RecurrentEmitter {
           Value after = add(tile.col, c(n * W_));
           ahead = nextTile(tile.block.source, after);
         }
-        return sweepRows(zeros(results), [&](Value k, ValueRange sums) {
+        return sweepRows(tile.block.rowsPerStep, zeros(results), [&](Value k, ValueRange sums) {
           SmallVector<Value> f = rowFactors(k, /*isFull=*/true);
           SmallVector<Value> gated = following ? following->gated(k) : SmallVector<Value>{};
           if (streamed && following) prefetchReadAhead(following->tile, ahead, k, n);
@@ -1099,7 +1106,7 @@ class RecurrentEmitter {
     Value next = add(j, c(count));
     SmallVector<std::pair<Value, Value>> ahead = nextBlockRows(tokens);
     auto sweep = [&](bool isFull) {
-      return sweepRows(zeros(nextCount * perToken), [&](Value k, ValueRange sums) {
+      return sweepRows(tile.block.rowsPerStep, zeros(nextCount * perToken), [&](Value k, ValueRange sums) {
         SmallVector<Value> f = rowFactors(k, isFull);
         // Wider targets keep the broadcasts first and sum each vector as it
         // is stored: their IR as it was measured.
