@@ -111,7 +111,8 @@ class RecurrentEmitter {
   // state between blocks in scratch), 128 / 64 tokens: T = 512 13.9 / 13.1
   // and 14.7 / 13.6 ms, T = 128 3.36 / 3.24 and 3.41 / 3.26; before the
   // state moved to scratch, 64 / 32 / 16 tokens at T = 512: 14.4 / 14.9 /
-  // 16.0, 13.8 / 14.5 / 15.6 ms.
+  // 16.0, 13.8 / 14.5 / 15.6 ms. A multiple of GDR_TOKEN_BLOCK, like
+  // kBlockTokens, so that token-major gives head-major's bits.
   static constexpr int64_t kStridedBlockTokens = GDR_TOKEN_BLOCK;
   // The most tokens a block run as one group has (oneGroupBlocks).
   static constexpr int64_t kMaxGroup = 4;
@@ -214,20 +215,20 @@ class RecurrentEmitter {
       Value none = c(0);
       Value tail = b_.create<SelectOp>(loc_, hasTail, left, none);
       Value blocksEnd = sub(T_, tail);
-      Value noTail = b_.create<arith::XOrIOp>(loc_, hasTail, boolean(true));
       Value begin = c(0);
       loop(begin, blocksEnd, blockTokens_, {}, [&](Value first, ValueRange) {
         Value remaining = sub(blocksEnd, first);
         Value fits = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ule, remaining, blockTokens_);
         Value count = b_.create<SelectOp>(loc_, fits, remaining, blockTokens_);
-        Value isLast = b_.create<arith::AndIOp>(loc_, fits, noTail);
-        Block block = makeBlock(first, count, isLast);
+        Value end = add(first, count);
+        Value isLast = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, end, T_);
+        Block block = loopBlock(first, count, isLast);
         emitTokenRows(block);
         forEachTile([&](Value col, int64_t n, Value mask) { emitTile(block, col, n, mask); });
         return SmallVector<Value>{};
       });
       ifElse(hasTail, [&] {
-        Block block = makeBlock(blocksEnd, tail, Value());
+        Block block = oneGroupBlock(blocksEnd, tail);
         std::function<void(int64_t)> from = [&](int64_t tokens) {
           auto run = [&] {
             emitGroupRows(block, c(0), tokens);
@@ -252,27 +253,33 @@ class RecurrentEmitter {
     Value source, dest;
     int64_t rowsPerStep;  // rows per iteration of its sweeps (rowRange)
   };
-  // The block reads initial_state in the task's first block, else the
-  // scratch (from its start) the block before wrote; it writes final_state
-  // in the task's last block, else the scratch. Writing final_state in
-  // every block read its lines from memory before the first block's stores
-  // and made the last block's non-temporal stores write back lines still in
-  // cache: AOT kernels alternated in one process (K = V = 128, H = 32, 1
-  // thread, 2026-12-06, Ice Lake Xeon, medians) at T = 512 took 12.6 / 12.8
-  // ms before, 11.7 / 12.2 after (token-major 14.7 / 15.1, 14.0 / 14.2); at
-  // T = 128 blocks of 64 tokens took 3.7 ms against 3.1 for one block of
-  // 128 before, within 1% with cached stores.
-  // (isLast null: the task's last block, of one group). A one-group
-  // block's sweeps step one row at a time whatever the schedule's unroll:
-  // four tokens on 2 vectors took 4-14% longer at unroll 2 (K = V = 256,
-  // H = 16, T = 4, B = 1 and 16, 1 and 2 threads, gdr-bench, 2026-12-06,
-  // Ice Lake Xeon), while blocks of pairs took 2-7% less (DefaultSchedule).
-  Block makeBlock(Value first, Value count, Value isLast) {
+  // A block of the loop over a task's blocks (tile by tile) and the task's
+  // last block when it runs as one group. A block reads initial_state in
+  // the task's first block, else the scratch (from its start) the block
+  // before wrote; it writes final_state in the task's last block, else the
+  // scratch. Writing final_state in every block read its lines from memory
+  // before the first block's stores and made the last block's non-temporal
+  // stores write back lines still in cache: AOT kernels alternated in one
+  // process (K = V = 128, H = 32, 1 thread, 2026-12-06, Ice Lake Xeon,
+  // medians) at T = 512 took 12.6 / 12.8 ms before, 11.7 / 12.2 after
+  // (token-major 14.7 / 15.1, 14.0 / 14.2); at T = 128 blocks of 64 tokens
+  // took 3.7 ms against 3.1 for one block of 128 before, within 1% with
+  // cached stores.
+  Block loopBlock(Value first, Value count, Value isLast) {
     Value isFirst = eq(first, 0);
     Value source = b_.create<SelectOp>(loc_, isFirst, s0_, scratch_);
-    if (!isLast) return {first, count, isFirst, boolean(true), source, s1_, 1};
     Value dest = b_.create<SelectOp>(loc_, isLast, s1_, scratch_);
     return {first, count, isFirst, isLast, source, dest, unroll_};
+  }
+  // A one-group block's sweeps step one row at a time whatever the
+  // schedule's unroll: four tokens on 2 vectors took 4-14% longer at unroll
+  // 2 (K = V = 256, H = 16, T = 4, B = 1 and 16, 1 and 2 threads,
+  // gdr-bench, 2026-12-06, Ice Lake Xeon), while blocks of pairs took 2-7%
+  // less (DefaultSchedule).
+  Block oneGroupBlock(Value first, Value count) {
+    Value isFirst = eq(first, 0);
+    Value source = b_.create<SelectOp>(loc_, isFirst, s0_, scratch_);
+    return {first, count, isFirst, boolean(true), source, s1_, 1};
   }
   Value boolean(bool x) { return b_.create<arith::ConstantOp>(loc_, b_.getBoolAttr(x)); }
 
@@ -420,7 +427,9 @@ class RecurrentEmitter {
 
   // ---- The block's per-token rows, once per task and block ----
 
-  // Scratch offsets after the packed tile. Token j of the block: its gated
+  // Scratch offsets: the task's state between blocks (K · V floats, rows V
+  // apart, from the start), the packed tile (from a line), then the block's
+  // rows. Token j of the block: its gated
   // key (x = 0: P ⊙ key), gated queries (x = 1 .. R: P ⊙ query of readout
   // x - 1) and row factor (x = 1 + R: key / P for a cheap sweep; for a full
   // one the key times the decays of its group's later tokens), P being the
@@ -438,7 +447,7 @@ class RecurrentEmitter {
   static int64_t scalarsPerToken(int64_t R) { return 1 + R + (kMaxGroup - 1) * (1 + R); }
   struct ScratchLayout {
     ScratchLayout(int64_t K, int64_t V, int64_t R, int64_t tile, int64_t G)
-        : packed(K * V),
+        : packed((K * V + kLineFloats - 1) / kLineFloats * kLineFloats),
           rows(packed + K * tile),
           scales(rows + kBlockTokens * (2 + R) * K),
           scalars(scales + kBlockTokens / G * K),
@@ -998,9 +1007,10 @@ class RecurrentEmitter {
   // readout, over the tile before the group), then sweeps the tile from
   // `source` to `dest` with the group's updates, accumulating the sums of
   // the next group's `nextCount` tokens on the way; none (0) after the
-  // block's last token, whose sweep writes final_state (streamed or cached
-  // in the task's last block) and, given a `following` tile of a one-group
-  // block, returns that tile's sums.
+  // block's last token, whose sweep writes the block's dest (final_state,
+  // streamed or cached, in the task's last block; else the scratch) and,
+  // given a `following` tile of a one-group block, returns that tile's
+  // sums.
   //
   // A token sees the updates of the group's earlier ones through its sums'
   // corrections: Sᵀdk of token t over the tile after token s is its sum

@@ -74,7 +74,9 @@ TEST_F(StateStoresTest, StreamingGivesTheCachedBitsInEveryForm) {
       {"varlen, slots, in place", 1, 2, 32, 64, varlen},
   };
   for (const Case& c : cases)
-    for (int64_t T : {0, 1, 2, 5, 70})
+    // 129: a one-token last block after one of 128 tokens (two of 64
+    // token-major), which it reads from scratch; 256: whole blocks only.
+    for (int64_t T : {0, 1, 2, 5, 70, 129, 256})
       for (int threads : {1, 2}) {
         const std::string what = c.name + " T=" + std::to_string(T) + " threads=" + std::to_string(threads);
         ProblemOptions o;

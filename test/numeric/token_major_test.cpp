@@ -39,12 +39,12 @@ LineAlignedFloats swap_heads_and_tokens(const LineAlignedFloats& x, int64_t B, i
 // K = 24 and 32: rows of part and of whole cache lines; T on both sides of
 // the token blocks' and chunks' edges (the recurrent kernel's blocks are 128
 // tokens head-major, 64 token-major: T = 200 and 300 have two and three, or
-// four and five).
+// four and five; 128 is whole blocks either way, 129 ends on one token).
 TEST_P(TokenMajorTest, TokenMajorEqualsHeadMajorBitForBit) {
   const int64_t V = 40;
   for (int64_t K : {24, 32})
   for (int64_t H : {1, 3})  // H = 1 on 2 threads splits the head's columns
-    for (int64_t T : {1, 63, 64, 65, 200, 300})
+    for (int64_t T : {1, 63, 64, 65, 128, 129, 200, 300})
       for (int threads : {1, 2}) {
         const std::string what = "K=" + std::to_string(K) + " H=" + std::to_string(H) + " T=" +
                                  std::to_string(T) + " threads=" + std::to_string(threads);
