@@ -739,7 +739,6 @@ class RecurrentEmitter {
     return m;
   }
 
-
   // A block of one token (decode), or of 2 to 4 (oneGroupBlocks, above): each
   // whole tile's sweep that writes final_state also sums the next whole
   // tile, so that of the read-only sums sweeps only the first tile's runs
@@ -1204,14 +1203,15 @@ class RecurrentEmitter {
   // while the FMA ports idle; scalar decay's row is one float, prefetched
   // here once. Every tile prefetches (the later ones find the lines in
   // cache): the first tile alone, behind a branch, was slower at V = 256
-  // (docs/recurrent-route.md), and so was the last tile alone token-major.
+  // (docs/recurrent-route.md); token-major, the first or the last tile
+  // alone gained nothing (2026-12-06).
   //
   // Token-major, a token's rows are heads · K floats apart, each in a page
   // of its own, and their lines crowd a few cache sets: only blocks of
-  // kStridedBlockTokens keep them in L2 until the rows pass (at 128 tokens
-  // the rows pass prefetching its own rows 4 tokens ahead was faster,
-  // 2026-12-03, Zen 3; with 64 these prefetches are: Ice Lake Xeon,
-  // 2026-12-06, the numbers at kStridedBlockTokens).
+  // kStridedBlockTokens keep them in L2 until the rows pass. With blocks of
+  // 128 the rows pass prefetching its own rows 4 tokens ahead had been
+  // faster (2026-12-03, Zen 3); with blocks of 64 these prefetches are
+  // (2026-12-06, Ice Lake Xeon; the numbers are at kStridedBlockTokens).
   //
   // Into L2, not L1 (head-major, AOT kernels alternated in one process, 1
   // thread, T = 512, 2026-12-06, Ice Lake Xeon, medians, L1 -> L2): K = V =
