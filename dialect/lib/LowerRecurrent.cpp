@@ -175,10 +175,10 @@ class RecurrentEmitter {
       outStreaming_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, a[30], c(0));
     }
     zero_ = b_.create<arith::ConstantOp>(loc_, vec_, DenseElementsAttr::get(vec_, 0.0f));
-    tokenMajor_ = stridedRows();
+    Value tokenMajor = stridedRows();
     Value stridedBlock = c(kStridedBlockTokens);
     Value block = c(kBlockTokens);
-    blockTokens_ = b_.create<SelectOp>(loc_, tokenMajor_, stridedBlock, block);
+    blockTokens_ = b_.create<SelectOp>(loc_, tokenMajor, stridedBlock, block);
     ownTag_ = a[31], nextTag_ = a[32], nextColumns_ = a[33];
 
     ifElse(eq(T_, 0), [&] {
@@ -647,10 +647,11 @@ class RecurrentEmitter {
   }
 
   // The rows of `token` a rows pass reads (memref, row start): the key,
-  // each readout's query and the channelwise decay, of this task or the
-  // next, as `pick(own, next)` chooses each memref and stride; scalar
-  // decay's one float is prefetched here.
-  SmallVector<std::pair<Value, Value>> passRows(Value token, function_ref<Value(Value own, Value next)> pick) {
+  // each readout's query and the channelwise decay, of this task if
+  // `inTask`, else of the worker's next task; scalar decay's one float is
+  // prefetched here.
+  SmallVector<std::pair<Value, Value>> passRows(Value token, Value inTask) {
+    auto pick = [&](Value own, Value next) { return b_.create<SelectOp>(loc_, inTask, own, next).getResult(); };
     SmallVector<std::pair<Value, Value>> rows;
     Value key = pick(key_, nextKey_);
     Value keyStride = pick(kStride_, nextKStride_);
@@ -816,8 +817,7 @@ class RecurrentEmitter {
     // Between tokens the tile lives packed in the worker's scratch (rows
     // n·W apart), which uses every L1 set instead of the few a strided tile
     // maps to.
-    Value sourceMem = block.source;
-    Place source = statePlace(sourceMem, col);
+    Place source = statePlace(block.source, col);
     Place final = statePlace(block.dest, col);
     Place packed{scratch_, [&](Value k, int64_t j) {
                    Value row = mul(k, c(n * W_));
@@ -1227,10 +1227,7 @@ class RecurrentEmitter {
       Value pastLast = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, past, nextLast);
       Value nextToken = b_.create<SelectOp>(loc_, pastLast, nextLast, past);
       Value token = b_.create<SelectOp>(loc_, inTask, at, nextToken);
-      auto pick = [&](Value own, Value next) {
-        return b_.create<SelectOp>(loc_, inTask, own, next).getResult();
-      };
-      rows.append(passRows(token, pick));
+      rows.append(passRows(token, inTask));
     }
     return rows;
   }
@@ -1322,8 +1319,7 @@ class RecurrentEmitter {
   Value query_, key_, value_, decay_, beta_, s0_, out_, s1_, scratch_, next_, T_, zero_;
   Value vBegin_, vEnd_, streaming_, outStreaming_;
   Value ownTag_, nextTag_, nextColumns_;  // first_sums_tag of this and the next task; its columns
-  Value tokenMajor_;   // stridedRows()
-  Value blockTokens_;  // kBlockTokens, or kStridedBlockTokens token-major
+  Value blockTokens_;  // kBlockTokens, or kStridedBlockTokens token-major (stridedRows)
   Value qStride_, kStride_, vStride_, dStride_, bStride_, oStride_, qReadout_, oReadout_;
   // The worker's next task (this task's own if none): the rows its first
   // block reads, its T and their strides.
