@@ -439,10 +439,10 @@ class RecurrentEmitter {
   // token), k · q of each readout, and for each earlier token s of its
   // group (nearest first) the corrections k_s · (decay_{s+1..t} ⊙ k_t) and,
   // per readout, k_s · (decay_{s+1..t} ⊙ q_t), decay_{s+1..t} the product
-  // of the decays of tokens s + 1 to t. Then P of the last group, and of
-  // the group's tokens while it is computed. Then the first sums handed to
-  // the next task and their tag (an i64 in two floats). Each part's start
-  // (in floats), written once for scratchFloats and the emitter alike:
+  // of the decays of tokens s + 1 to t. Then P of the last group (1 after
+  // a full sweep). Then the first sums handed to the next task and their
+  // tag (an i64 in two floats). Each part's start (in floats), written once
+  // for scratchFloats and the emitter alike:
   static constexpr int64_t kTagFloats = 2;
   static int64_t scalarsPerToken(int64_t R) { return 1 + R + (kMaxGroup - 1) * (1 + R); }
   struct ScratchLayout {
@@ -452,13 +452,12 @@ class RecurrentEmitter {
           scales(rows + kBlockTokens * (2 + R) * K),
           scalars(scales + kBlockTokens / G * K),
           run(scalars + kBlockTokens * scalarsPerToken(R)),
-          handed(run + (1 + kMaxGroup) * K),
+          handed(run + K),
           tag(handed + kMaxGroup * (1 + R) * tile),
           end(tag + kTagFloats) {}
     int64_t packed, rows, scales, scalars, run, handed, tag, end;
   };
   int64_t handedSumAt(int64_t i) const { return at_.handed + i * W_; }
-  int64_t groupPAt(int64_t i) const { return at_.run + (1 + i) * K_; }
   enum Scalar : int64_t { kFull = 0, kKq = 1 };  // then kq of each readout, the corrections
   // The correction of a token by the token `back` + 1 before it in its
   // group; g = 0: key, 1 + r: readout r.
@@ -540,8 +539,10 @@ class RecurrentEmitter {
     }
     auto mem = [&](int64_t g) { return g == 0 ? key_ : query_; };
     // P of each token (the first's is the last group's times its decay:
-    // 1 after a full sweep, and at the block's start), its gated keys, and
-    // whether any P is out of range.
+    // 1 after a full sweep, and at the block's start), its gated keys and
+    // queries, its row factor for a cheap sweep (key / P), whether any P is
+    // out of range, and the last P, which the next group starts from: one
+    // pass over the rows.
     Value first = eq(group, 0);
     Value low = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(kMinScale));
     Value high = b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(1.0f / kMinScale));
@@ -560,18 +561,22 @@ class RecurrentEmitter {
         } else {
           p = mulf(d, p);
         }
-        write(p, scratch_, c(groupPAt(i) + at));
+        Value key;
         for (int64_t g = 0; g <= R_; ++g) {
           Value x = read(mem(g), add(rows[i][g], c(at)), vector);
+          if (g == 0) key = x;
           Value gated = mulf(p, x);
           write(gated, scratch_, rowIndex(local[i], g, c(at)));
         }
+        Value cheap = b_.create<arith::DivFOp>(loc_, key, p);
+        write(cheap, scratch_, rowIndex(local[i], 1 + R_, c(at)));
         Value below = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::ULT, p, vector ? lowVector : low);
         Value above = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::UGT, p, vector ? highVector : high);
         Value out = b_.create<arith::OrIOp>(loc_, below, above);
         Value& any = vector ? anyVector : anyScalar;
         any = any ? b_.create<arith::OrIOp>(loc_, any, out).getResult() : out;
       }
+      write(p, scratch_, c(at_.run + at));
     });
     Value last = add(local[count - 1], c(1));
     Value blockEnd = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, last, block.count);
@@ -586,28 +591,37 @@ class RecurrentEmitter {
     Value one = constant(1.0f, false), zero = constant(0.0f, false);
     Value fullFloat = b_.create<SelectOp>(loc_, full, one, zero);
     b_.create<memref::StoreOp>(loc_, fullFloat, scratch_, ValueRange{scalarIndex(local[0], kFull)});
-    // Row factors, the scale and the P the next group starts from.
-    forEachChunk([&](int64_t at, bool vector) {
-      // laterDecays[i]: the product of the decays of the tokens after i.
-      SmallVector<Value> laterDecays(count);
-      for (int64_t i = count - 2; i >= 0; --i) {
-        Value d = decayAt(tokens[i + 1], at, vector);
-        laterDecays[i] = laterDecays[i + 1] ? mulf(laterDecays[i + 1], d) : d;
-      }
-      for (int64_t i = 0; i < count; ++i) {
-        Value p = read(scratch_, c(groupPAt(i) + at), vector);
-        Value key = read(key_, add(rows[i][0], c(at)), vector);
-        Value whole = laterDecays[i] ? mulf(laterDecays[i], key) : key;
-        Value cheap = b_.create<arith::DivFOp>(loc_, key, p);
-        Value factor = b_.create<SelectOp>(loc_, full, whole, cheap);
-        write(factor, scratch_, rowIndex(local[i], 1 + R_, c(at)));
-      }
-      Value p = read(scratch_, c(groupPAt(count - 1) + at), vector);
-      write(p, scratch_, scaleIndex(group, c(at)));
-      Value one = constant(1.0f, vector);
-      Value restart = b_.create<SelectOp>(loc_, full, one, p);
-      write(restart, scratch_, c(at_.run + at));
-    });
+    // A full sweep (rare in a long block) rewrites what it needs: each row
+    // factor is the key times the decays of the group's later tokens, the
+    // scale is the last P, and the next group starts from 1. A second pass
+    // over every group's rows (selecting the factor once `full` was known)
+    // cost 2-4% (AOT kernels alternated in one process, 1 thread, T = 512,
+    // 2026-12-06, Ice Lake Xeon, medians, two passes -> one: K = V = 64,
+    // H = 32 3.47 / 3.40 / 3.59 -> 3.29 / 3.28 / 3.46 ms; K = V = 128
+    // 13.1 -> 12.8, token-major 15.5 -> 15.2; K = V = 256, H = 16 31.0 ->
+    // 30.0).
+    ifElse(
+        full,
+        [&] {
+          forEachChunk([&](int64_t at, bool vector) {
+            // laterDecays[i]: the product of the decays of the tokens after i.
+            SmallVector<Value> laterDecays(count);
+            for (int64_t i = count - 2; i >= 0; --i) {
+              Value d = decayAt(tokens[i + 1], at, vector);
+              laterDecays[i] = laterDecays[i + 1] ? mulf(laterDecays[i + 1], d) : d;
+            }
+            for (int64_t i = 0; i < count; ++i) {
+              Value key = read(key_, add(rows[i][0], c(at)), vector);
+              Value whole = laterDecays[i] ? mulf(laterDecays[i], key) : key;
+              write(whole, scratch_, rowIndex(local[i], 1 + R_, c(at)));
+            }
+            Value p = read(scratch_, c(at_.run + at), vector);
+            write(p, scratch_, scaleIndex(group, c(at)));
+            Value restart = constant(1.0f, vector);
+            write(restart, scratch_, c(at_.run + at));
+          });
+        },
+        [] {});
     // The dot products.
     for (int64_t i = 0; i < count; ++i) {
       for (int64_t g = 0; g < R_; ++g) {

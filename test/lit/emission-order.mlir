@@ -65,7 +65,7 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // ENTRY-NEXT: llvm.mlir.constant(24 : i32) : i32
 // ENTRY-NEXT: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%[[Z]], 24] : {{.*}} -> !llvm.ptr<i64>
 // ENTRY-NEXT: %[[SCRATCH_FLOATS:.*]] = llvm.load %[[P]] : !llvm.ptr<i64>
-// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(4643 : i64) : i64
+// ENTRY-NEXT: %[[WANT_SCRATCH:.*]] = llvm.mlir.constant(4623 : i64) : i64
 // ENTRY-NEXT: %[[SCRATCH_OK:.*]] = llvm.icmp "sge" %[[SCRATCH_FLOATS]], %[[WANT_SCRATCH]] : i64
 // ENTRY-NEXT: llvm.cond_br %[[SCRATCH_OK]], ^[[CALL:.*]], ^[[NO_SCRATCH:.*]]{{$}}
 // ENTRY-NEXT: ^[[REJECT]]:

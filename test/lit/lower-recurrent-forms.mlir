@@ -11,7 +11,7 @@
 // sweep) or the last pair's P, the second token's its decay times the
 // first's; each checked against [2^-20, 2^20] (unordered compares: NaN
 // too); FULL also at the end of a block of 64 tokens. The row factors are
-// k / P, or, full, decay[t + 1] ⊙ k for the first token. The tiles' sweeps
+// k / P, overwritten when FULL by decay[t + 1] ⊙ k for the first token. The tiles' sweeps
 // read no decay: the full one is S = scale ⊙ S̃ + f0 δ0 + f1 δ1 (a multiply,
 // then an FMA per token), the cheap one S̃ += f0 δ0 + f1 δ1 (the FMAs alone).
 // CHECK-LABEL: func private @channelwise_body(
@@ -27,21 +27,25 @@
 // CHECK: %[[D0:.*]] = vector.load %[[DECAY]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK: %[[FROM:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
 // CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[D0]], %[[FROM]] : vector<4xf32>
+// CHECK: %[[KEY0:.*]] = vector.load %[[KEYS]][%{{.*}}] : memref<?xf32>, vector<4xf32>
+// CHECK: arith.divf %[[KEY0]], %[[P0]] : vector<4xf32>
 // CHECK: arith.cmpf ult, %[[P0]], %{{.*}} : vector<4xf32>
 // CHECK-NEXT: arith.cmpf ugt, %[[P0]], %{{.*}} : vector<4xf32>
 // CHECK: %[[D1:.*]] = vector.load %[[DECAY]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK-NEXT: %[[P1:.*]] = arith.mulf %[[D1]], %[[P0]] : vector<4xf32>
+// CHECK: %[[KEY1:.*]] = vector.load %[[KEYS]][%{{.*}}] : memref<?xf32>, vector<4xf32>
+// CHECK: arith.divf %[[KEY1]], %[[P1]] : vector<4xf32>
 // CHECK: arith.cmpf ult, %[[P1]], %{{.*}} : vector<4xf32>
 // CHECK-NEXT: arith.cmpf ugt, %[[P1]], %{{.*}} : vector<4xf32>
 // CHECK: %[[BLOCK:.*]] = arith.constant 64 : index
 // CHECK-NEXT: arith.remui %{{.*}}, %[[BLOCK]] : index
 // CHECK: %[[ANY:.*]] = vector.reduction "or", %{{.*}} : vector<4xi1> into i1
 // CHECK-NEXT: %[[FULL:.*]] = arith.ori %{{.*}}, %[[ANY]] : i1
+// CHECK: scf.if %[[FULL]] {
 // CHECK: %[[NEXT_DECAY:.*]] = vector.load %[[DECAY]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK: %[[KEY:.*]] = vector.load %[[KEYS]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK-NEXT: %[[WHOLE:.*]] = arith.mulf %[[NEXT_DECAY]], %[[KEY]] : vector<4xf32>
-// CHECK-NEXT: %[[CHEAP:.*]] = arith.divf %[[KEY]], %{{.*}} : vector<4xf32>
-// CHECK-NEXT: select %[[FULL]], %[[WHOLE]], %[[CHEAP]] : vector<4xf32>
+// CHECK: vector.store %[[WHOLE]], %[[SCRATCH]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // The tiles: a pair's sweep, full or cheap.
 // CHECK: scf.if %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // CHECK-NOT: %[[DECAY]][
@@ -81,7 +85,7 @@ gdr.kernel @scalar problem <k = 4, v = 4, element_type = f32, gate = scalar, rou
 // with its k · q of that readout from the block's rows.
 // CHECK-LABEL: func private @grouped_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[OUT_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[OUT_READOUT:[^:]*]]: index,
-// CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 4022 : i64
+// CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 4006 : i64
 // A block of more than four tokens: its rows, then the first pair's sums
 // over the state, which the sweep packs.
 // CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
@@ -141,7 +145,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // and V); <name>_info ends with the decay kind and the readouts: ABI
 // version, K, V, column alignment, scratch floats, vector bits, decay kind,
 // readouts, then token steps (1).
-// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[6, 4, 4, 4, 2902, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @channelwise_info(dense<[6, 4, 4, 4, 2886, 128, 0, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @scalar(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -161,7 +165,7 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[6, 4, 4, 4, 2902, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @scalar_info(dense<[6, 4, 4, 4, 2886, 128, 1, 1, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
 // ENTRY-LABEL: llvm.func @grouped(
 // ENTRY-SAME: %[[ARGS:[^:]*]]: !llvm.ptr<struct<(
 // ENTRY: %[[P:.*]] = llvm.getelementptr %[[ARGS]][%{{.*}}, 11] : {{.*}} -> !llvm.ptr<i64>
@@ -181,4 +185,4 @@ gdr.kernel @grouped problem <k = 4, v = 8, element_type = f32, readouts = 2, rou
 // ENTRY: ^[[REJECT]]:
 // ENTRY-NEXT: %[[MISMATCH:.*]] = llvm.mlir.constant(1 : i32) : i32
 // ENTRY-NEXT: llvm.return %[[MISMATCH]] : i32
-// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[6, 4, 8, 4, 4022, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>
+// ENTRY: llvm.mlir.global external constant @grouped_info(dense<[6, 4, 8, 4, 4006, 128, 0, 2, 1]> : tensor<9xi64>) : !llvm.array<9 x i64>

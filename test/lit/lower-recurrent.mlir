@@ -16,11 +16,11 @@
 // v_begin, v_end, the streaming flags of the final state and of out, this
 // task's tag, the next task's and its column count. Scratch: the state
 // between blocks (K x V), the packed tile, 128 tokens' rows and scalars (full, k·q, and a key's and a query's
-// corrections by each of 3 tokens before), a scale per pair, five rows of
+// corrections by each of 3 tokens before), a scale per pair, a row of
 // P, the next task's first sums (four tokens' at most) and their tag:
-// 16·40 + 16·32 + 128·(3·16 + 8) + 64·16 + 5·16 + 4·2·32 + 2 = 9682.
+// 16·40 + 16·32 + 128·(3·16 + 8) + 64·16 + 16 + 4·2·32 + 2 = 9618.
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %[[S1:[^:]*]]: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %[[NEXT:[^:]*]]: memref<?xf32>, %[[NEXT_QUERY:[^:]*]]: memref<?xf32>, %[[NEXT_KEY:[^:]*]]: memref<?xf32>, %[[NEXT_DECAY_ROWS:[^:]*]]: memref<?xf32>, %[[T:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V0:[^:]*]]: index, %[[V1:[^:]*]]: index, %[[STREAM_ARG:[^:]*]]: index, %[[OUT_STREAM_ARG:[^:]*]]: index, %[[OWN_TAG:[^:]*]]: index, %[[NEXT_TAG:[^:]*]]: index, %[[NEXT_COLUMNS:[^:]*]]: index)
-// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 9682 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
+// CHECK-SAME: attributes {gdr.abi_entry = "w16", gdr.decay_kind = 0 : i64, gdr.k = 16 : i64, gdr.readouts = 1 : i64, gdr.scratch_floats = 9618 : i64, gdr.v = 40 : i64, gdr.vector_bits = 512 : i64}
 // CHECK: %[[STREAM:.*]] = arith.cmpi ne, %[[STREAM_ARG]], %{{.*}} : index
 // CHECK: %[[OUT_STREAM:.*]] = arith.cmpi ne, %[[OUT_STREAM_ARG]], %{{.*}} : index
 // Blocks of 128 tokens (64 token-major: key, query or decay rows not K
@@ -102,14 +102,14 @@
 // the next task's first) and writes whole vectors non-temporally; else
 // cached.
 // Kernel ABI 5: in the task's first block the first tile's sums come from
-// scratch (after the rows of P, at 9424) when it holds the task's non-zero
-// tag (inverted, an i64 in the two floats after the sums, at 9680), left
+// scratch (after the row of P, at 9360) when it holds the task's non-zero
+// tag (inverted, an i64 in the two floats after the sums, at 9616), left
 // by the worker's task before; else from the read-only sweep.
 // CHECK: %[[TILE:.*]] = arith.constant 32 : index
 // CHECK: %[[ANY:.*]] = arith.cmpi ult, %[[V0]], %[[END:.*]] : index
 // CHECK-NEXT: %[[NONE:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[TAGGED:.*]] = arith.cmpi ne, %[[OWN_TAG]], %[[NONE]] : index
-// CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 9680 : index
+// CHECK-NEXT: %[[TAG_AT:.*]] = arith.constant 9616 : index
 // CHECK-NEXT: %[[HELD:.*]] = vector.load %[[SCRATCH]][%[[TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // CHECK-NEXT: %[[BITS:.*]] = vector.bitcast %[[HELD]] : vector<2xf32> to vector<1xi64>
 // CHECK-NEXT: %[[MARK:.*]] = vector.extract %[[BITS]][0] : vector<1xi64>
@@ -121,7 +121,7 @@
 // CHECK-NEXT: %[[HANDED:.*]] = arith.andi %{{.*}}, %[[LEFT]] : i1
 // CHECK-NEXT: %[[FIRST:[0-9]+]]:4 = scf.if %[[ANY]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NEXT: scf.if %[[HANDED]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK-NEXT: %[[SUMS_AT:.*]] = arith.constant 9424 : index
+// CHECK-NEXT: %[[SUMS_AT:.*]] = arith.constant 9360 : index
 // CHECK-NEXT: vector.load %[[SCRATCH]][%[[SUMS_AT]]] : memref<?xf32>, vector<16xf32>
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
@@ -185,14 +185,14 @@
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 // CHECK: vector.load %[[NEXT]][%{{.*}}] : memref<?xf32>, vector<16xf32>
 // CHECK: } else {
-// CHECK: %[[HANDED_AT:.*]] = arith.constant 9424 : index
+// CHECK: %[[HANDED_AT:.*]] = arith.constant 9360 : index
 // CHECK-NEXT: vector.store %{{.*}}, %[[SCRATCH]][%[[HANDED_AT]]] : memref<?xf32>, vector<16xf32>
 // CHECK: %[[WIDE:.*]] = arith.index_cast %[[NEXT_TAG]] : index to i64
 // CHECK-NEXT: %[[ALL_ONES_2:.*]] = arith.constant -1 : i64
 // CHECK-NEXT: %[[NEXT_MARK:.*]] = arith.xori %[[WIDE]], %[[ALL_ONES_2]] : i64
 // CHECK-NEXT: %[[ONE_TAG:.*]] = vector.broadcast %[[NEXT_MARK]] : i64 to vector<1xi64>
 // CHECK-NEXT: %[[TAG_BITS:.*]] = vector.bitcast %[[ONE_TAG]] : vector<1xi64> to vector<2xf32>
-// CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 9680 : index
+// CHECK-NEXT: %[[NEW_TAG_AT:.*]] = arith.constant 9616 : index
 // CHECK-NEXT: vector.store %[[TAG_BITS]], %[[SCRATCH]][%[[NEW_TAG_AT]]] : memref<?xf32>, vector<2xf32>
 // Else no sums to carry; its streamed sweep prefetches the tile after it.
 // CHECK-NEXT: } else {

@@ -31,9 +31,9 @@ TEST(Loader, LoadsAndRunsAGeneratedKernelWithinTheContract) {
   EXPECT_EQ(k.column_align, 8);
   ASSERT_TRUE(k.scratch_floats);
   // The state between blocks, the packed tile, a block of 128 tokens' rows (3 K) and scalars (8), a
-  // scale per pair, 5 K, the next task's first sums (up to 4 tokens': 8
+  // scale per pair, K (P), the next task's first sums (up to 4 tokens': 8
   // tiles) and their tag (LowerRecurrent.cpp).
-  EXPECT_EQ(k.scratch_floats(1, 40, 72), 40 * 72 + 40 * 32 + 128 * (3 * 40 + 8) + 64 * 40 + 5 * 40 + 8 * 32 + 2);
+  EXPECT_EQ(k.scratch_floats(1, 40, 72), 40 * 72 + 40 * 32 + 128 * (3 * 40 + 8) + 64 * 40 + 40 + 8 * 32 + 2);
   Options o;
   o.threads = 2;
   o.column_parts = 3;

@@ -43,10 +43,10 @@ TEST(RecurrentAot, HeaderAndObjectDescribeTheKernel) {
   // The state between blocks (K · V), the packed tile (K · v_tile), then a
   // block of 128 tokens' rows (gated key, query and row factor: 3 K) and
   // scalars (8: full, k · q, and the corrections by 3 tokens before, key and
-  // query), a scale per sweep (one token each: --sweep-tokens 1), 5 K, then
+  // query), a scale per sweep (one token each: --sweep-tokens 1), K (P), then
   // the next task's first sums (of up to 4 tokens, key and query: 8 v_tile)
   // and their tag (2).
-  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * 72 + 40 * 32 + 128 * (3 * 40 + 8) + 128 * 40 + 5 * 40 + 8 * 32 + 2);
+  EXPECT_EQ(AOT_CONSTANT(scratch_floats), 40 * 72 + 40 * 32 + 128 * (3 * 40 + 8) + 128 * 40 + 40 + 8 * 32 + 2);
   // The object's info (kernel_abi.h), declared by the header, says the same.
   const int64_t* info = AOT_CONSTANT(info);
   EXPECT_EQ(info[GDR_INFO_ABI_VERSION], GDR_KERNEL_ABI_VERSION);
