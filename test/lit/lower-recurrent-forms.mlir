@@ -16,14 +16,21 @@
 // then an FMA per token), the cheap one S̃ += f0 δ0 + f1 δ1 (the FMAs alone).
 // CHECK-LABEL: func private @channelwise_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %[[KEYS:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index,
+// CHECK-SAME: %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V_BEGIN:[^:]*]]: index,
 // CHECK-SAME: gdr.decay_kind = 0 : i64
 // CHECK: %[[BLOCKS_END:.*]] = arith.subi %[[T]], %{{.*}} : index
 // CHECK: scf.for %{{[^ ]*}} = %{{.*}} to %[[BLOCKS_END]] step %{{.*}} {
-// A block that does not run as one group, its pairs' rows:
+// A block that does not run as one group, its pairs' rows: a head of one
+// tile (V = v_tile) computes the first two pairs' before its tile (all of
+// them if the task has no whole tile), the tile's sweeps the others, each
+// two pairs ahead (interleavesRows).
 // CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK: %[[HAS_TILE:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[AHEAD:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[UPFRONT:.*]] = select %[[HAS_TILE]], %[[AHEAD]], %[[GROUPS]] : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[UPFRONT]] step %{{.*}} {
 // CHECK: %[[D0:.*]] = vector.load %[[DECAY]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK: %[[FROM:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
 // CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[D0]], %[[FROM]] : vector<4xf32>
@@ -46,6 +53,19 @@
 // CHECK: %[[KEY:.*]] = vector.load %[[KEYS]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK-NEXT: %[[WHOLE:.*]] = arith.mulf %[[NEXT_DECAY]], %[[KEY]] : vector<4xf32>
 // CHECK: vector.store %[[WHOLE]], %[[SCRATCH]][%{{.*}}] : memref<?xf32>, vector<4xf32>
+// The tile's pairs: the first whole tile (at v_begin) computes the rows of
+// the pair two ahead (after the last pair, the odd token's), then sweeps.
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %[[V_BEGIN]] : index
+// CHECK-NEXT: scf.for %[[J:[^ ]*]] = %{{.*}} to %{{.*}} step %c2{{(_[0-9]+)?}} iter_args
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: %[[PAIR:.*]] = arith.divui %[[J]], %{{.*}} : index
+// CHECK: %[[TARGET:.*]] = arith.addi %[[PAIR]], %{{.*}} : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[TARGET]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK: vector.load %[[DECAY]][%{{.*}}] : memref<?xf32>, vector<4xf32>
+// CHECK: } else {
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[TARGET]], %{{.*}} : index
+// CHECK: arith.andi %[[LAST]], %{{.*}} : i1
 // The tiles: a pair's sweep, full or cheap.
 // CHECK: scf.if %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // CHECK-NOT: %[[DECAY]][
@@ -86,12 +106,14 @@ gdr.kernel @scalar problem <k = 4, v = 4, element_type = f32, gate = scalar, rou
 // CHECK-LABEL: func private @grouped_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[S0:[^:]*]]: memref<?xf32>, %[[OUT:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[OUT_STRIDE:[^:]*]]: index, %{{[^:]*}}: index, %[[OUT_READOUT:[^:]*]]: index,
 // CHECK-SAME: gdr.readouts = 2 : i64, gdr.scratch_floats = 4006 : i64
-// A block of more than four tokens: its rows, then the first pair's sums
-// over the state, which the sweep packs.
+// A block of more than four tokens: its rows (the first two pairs', the
+// tile computing the others: a head of one tile), then the first pair's
+// sums over the state, which the sweep packs.
 // CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK: %[[UPFRONT:.*]] = select %{{.*}}, %{{.*}}, %[[GROUPS]] : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[UPFRONT]] step %{{.*}} {
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // CHECK: %[[S:.*]] = vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
 // CHECK: vector.store %[[S]], %[[SCRATCH]][%{{.*}}] : memref<?xf32>, vector<4xf32>

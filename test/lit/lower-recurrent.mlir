@@ -223,11 +223,17 @@ gdr.kernel @w4 problem <k = 6, v = 40, element_type = f32, route = recurrent> sc
 // output lines unless out is streamed (then never read).
 // CHECK-LABEL: func private @prefetching_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[BETA:[^:]*]]: memref<?xf32>
-// Blocks of more than four tokens, tile by tile (their rows pass first):
+// Blocks of more than four tokens, tile by tile (their rows pass first; a
+// head of one tile, the first two pairs' rows only):
 // CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
+// CHECK: %[[UPFRONT:.*]] = select %{{.*}}, %{{.*}}, %[[GROUPS]] : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
-// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %{{.*}} {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[UPFRONT]] step %{{.*}} {
+// The tile's pairs: the rows two pairs ahead (interleavesRows), the sweep.
+// CHECK: %[[ROWS_AHEAD:.*]] = arith.addi %{{.*}}, %c2{{(_[0-9]+)?}} : index
+// CHECK: arith.cmpi ult, %[[ROWS_AHEAD]], %{{.*}} : index
+// CHECK-NEXT: scf.if
 // CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c2{{(_[0-9]+)?}} : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[AHEAD]], %{{.*}} : index
 // CHECK: select %[[IN]], %[[AHEAD]], %{{.*}} : index
