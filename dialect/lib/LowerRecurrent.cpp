@@ -35,7 +35,8 @@
 // columns (P, whether a sweep is full, the gated keys P ⊙ k and P ⊙ q, the
 // row factors, the dot products) is computed once per block into scratch,
 // before the block's tiles run: a head of several tiles does not repeat it
-// per tile. A block's tile starts from initial_state (the first block) or
+// per tile (a head of one tile computes most of it as it sweeps:
+// interleavesRows). A block's tile starts from initial_state (the first block) or
 // from where the block before left it (the worker's scratch; the last
 // block writes final_state), with one read-only sweep for its first sums.
 // A last block of one to four tokens (decode, speculative decode) runs as
