@@ -645,7 +645,7 @@ class RecurrentEmitter {
     // over every group's rows (selecting the factor once `full` was known)
     // cost 2-4% (AOT kernels alternated in one process, 1 thread, T = 512,
     // 2026-12-06, Ice Lake Xeon, medians, two passes -> one: K = V = 64,
-    // H = 32 3.47 / 3.40 / 3.59 -> 3.29 / 3.28 / 3.46 ms; K = V = 128
+    // H = 32 3.39 / 3.40 / 3.59 -> 3.28 / 3.29 / 3.46 ms; K = V = 128
     // 13.1 -> 12.8, token-major 15.5 -> 15.2; K = V = 256, H = 16 31.0 ->
     // 30.0).
     ifElse(
