@@ -97,7 +97,7 @@ class RecurrentEmitter {
  public:
   // Tokens per block: a task runs its tokens in blocks of at most this
   // many, each block's per-token rows computed once, before its tiles run it
-  // (a multiple of GDR_TOKEN_BLOCK and even: pairs never straddle them).
+  // or (a head of one tile) as its tile runs it (a multiple of GDR_TOKEN_BLOCK and even: pairs never straddle them).
   // Blocks of 64, 128, 256 and 512 tokens were within 3% of each other
   // (AOT kernels interleaved in one process, 2026-12-02, 1 thread, T = 512:
   // K = V = 128, H = 32, min 14.2 / 14.0 / 13.4 / 14.1 ms; K = V = 256,
@@ -440,8 +440,8 @@ class RecurrentEmitter {
   // token), k · q of each readout, and for each earlier token s of its
   // group (nearest first) the corrections k_s · (decay_{s+1..t} ⊙ k_t) and,
   // per readout, k_s · (decay_{s+1..t} ⊙ q_t), decay_{s+1..t} the product
-  // of the decays of tokens s + 1 to t. Then P of the last group (1 after
-  // a full sweep). Then the first sums handed to the next task and their
+  // of the decays of tokens s + 1 to t. Then P of the group computed last
+  // (1 after a full sweep). Then the first sums handed to the next task and their
   // tag (an i64 in two floats). Each part's start (in floats), written once
   // for scratchFloats and the emitter alike:
   static constexpr int64_t kTagFloats = 2;
@@ -518,58 +518,64 @@ class RecurrentEmitter {
   // (or NaN: a decay of 0 makes it 0 at once).
   void emitTokenRows(const Block& block) {
     Value groups = div(block.count, c(G_));
-    if (!interleavesRows()) return emitRowsBefore(block, groups, groups, [&] { return isOdd(block.count); });
-    // With a whole tile, the first kRowsAhead groups only.
-    Value interleaved = hasWholeTile();
+    if (!interleavesRows()) return emitRowsBefore(block, groups, groups, Value());
+    // The first kRowsAhead groups only, when the tile computes the others.
+    Value wholeTile = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, wholeTilesEnd(tile_), vBegin_);
     Value ahead = c(kRowsAhead);
+    Value enough = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::uge, groups, ahead);
+    Value interleaved = b_.create<arith::AndIOp>(loc_, wholeTile, enough);
     Value upfront = b_.create<SelectOp>(loc_, interleaved, ahead, groups);
-    emitRowsBefore(block, groups, upfront, [&] {
-      Value allHere = b_.create<arith::XOrIOp>(loc_, interleaved, boolean(true));
-      return b_.create<arith::AndIOp>(loc_, allHere, isOdd(block.count)).getResult();
-    });
+    emitRowsBefore(block, groups, upfront, interleaved);
   }
   // The rows of the block's groups before `upfront`, then the odd token's
-  // group if `single`.
-  void emitRowsBefore(const Block& block, Value groups, Value upfront, function_ref<Value()> single) {
+  // group unless `interleaved` (null: never).
+  void emitRowsBefore(const Block& block, Value groups, Value upfront, Value interleaved) {
     Value begin = c(0), step = c(1);
     loop(begin, upfront, step, {}, [&](Value group, ValueRange) {
       emitGroupRows(block, group, G_);
       return SmallVector<Value>{};
     });
-    if (G_ == 2) ifElse(single(), [&] { emitGroupRows(block, groups, 1); }, [] {});
+    if (G_ == 1) return;
+    Value odd = isOdd(block.count);
+    if (interleaved) {
+      Value allHere = b_.create<arith::XOrIOp>(loc_, interleaved, boolean(true));
+      odd = b_.create<arith::AndIOp>(loc_, allHere, odd);
+    }
+    emitOddRows(block, groups, odd);
+  }
+  // With pairs, the rows of the block's last token alone (group `groups`)
+  // if `when`.
+  void emitOddRows(const Block& block, Value groups, Value when) {
+    ifElse(when, [&] { emitGroupRows(block, groups, 1); }, [] {});
   }
 
-  // Whether the first whole tile computes the block's rows from group
-  // kRowsAhead on as it sweeps, a group's rows before the sweep kRowsAhead
-  // groups earlier (emitRowsAhead), so that the out-of-order core runs
-  // them beside that sweep, in the FMA ports' idle cycles; only the first
-  // kRowsAhead groups' rows come before the tiles. It pays where a head is
-  // one tile (nothing amortizes the rows) and a group's rows are few
-  // enough instructions for the core to hold beside the sweep. AOT kernels
+  // Whether a head's tile computes its block's rows from group kRowsAhead
+  // on as it sweeps, a group's rows before the sweep kRowsAhead groups
+  // earlier (emitRowsAhead), so that the out-of-order core runs them beside
+  // that sweep, in the FMA ports' idle cycles; only the first kRowsAhead
+  // groups' rows come before the tile (all of them when the task has no
+  // whole tile or the block fewer groups). It pays where a head is one tile
+  // (nothing amortizes the rows) and a group's rows are few enough
+  // instructions for the core to hold beside the sweep. AOT kernels
   // alternated in one process (T = 512, 2026-12-06, Ice Lake Xeon,
   // medians, rows before the tiles -> interleaved): K = V = 64, H = 32
   // 3.45 -> 3.29 ms on 1 thread, 1.83 -> 1.74 on 2, token-major 3.86 ->
   // 3.77, T = 128 0.84 -> 0.81; K = V = 32 1.10 -> 1.11; heads of two or
   // more tiles: K = V = 96 7.47 -> 7.43, 128 13.98 -> 13.99 (2 threads
   // 6.44 -> 6.46), 256 (H = 16) 26.7 -> 27.6.
-  bool interleavesRows() const { return V_ <= tile_ && K_ * (1 + R_) <= 128; }
-  // A loop block has at least kRowsAhead groups (more than oneGroupTokens()
-  // tokens), and a group's sweep reads the next group's gated rows.
+  bool interleavesRows() const { return V_ == tile_ && K_ * (1 + R_) <= 128; }
+  // A group's sweep reads the next group's gated rows.
   static constexpr int64_t kRowsAhead = 2;
-  Value hasWholeTile() {
-    return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ne, wholeTilesEnd(tile_), vBegin_);
-  }
-  // The rows of group `group` + kRowsAhead (after the last pair, the odd
-  // token's group).
-  void emitRowsAhead(const Block& block, Value group) {
+  // The rows of group `group` + kRowsAhead of the block's `groups` (after
+  // the last pair, the odd token's).
+  void emitRowsAhead(const Block& block, Value group, Value groups) {
     Value target = add(group, c(kRowsAhead));
-    Value groups = div(block.count, c(G_));
     Value inBlock = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, target, groups);
     ifElse(inBlock, [&] { emitGroupRows(block, target, G_); }, [&] {
       if (G_ == 1) return;
       Value last = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, target, groups);
       Value odd = b_.create<arith::AndIOp>(loc_, last, isOdd(block.count));
-      ifElse(odd, [&] { emitGroupRows(block, groups, 1); }, [] {});
+      emitOddRows(block, groups, odd);
     });
   }
 
@@ -893,12 +899,12 @@ class RecurrentEmitter {
     Value beforeLast = sub(groups, c(1));
     Value lastGroup = mul(beforeLast, c(G_));
     Value begin = c(0), step = c(G_);
-    // The first whole tile computes the block's later rows (interleavesRows).
-    Value firstWhole = interleavesRows() && n == tile_ / W_ && !mask
-                           ? b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, col, vBegin_)
-                           : Value();
+    // A head of one tile computes the block's later rows as it sweeps
+    // (interleavesRows): its whole tile is the task's only one, and runs
+    // this loop only if the block has kRowsAhead groups or more.
+    const bool rowsAhead = interleavesRows() && n == tile_ / W_ && !mask;
     acc = loop(begin, lastGroup, step, acc, [&](Value j, ValueRange a) {
-      if (firstWhole) ifElse(firstWhole, [&] { emitRowsAhead(block, div(j, c(G_))); }, [] {});
+      if (rowsAhead) emitRowsAhead(block, div(j, c(G_)), groups);
       return emitGroup(tile, j, G_, G_, packed, packed, a);
     });
     if (G_ == 1) {

@@ -16,18 +16,20 @@
 // then an FMA per token), the cheap one S̃ += f0 δ0 + f1 δ1 (the FMAs alone).
 // CHECK-LABEL: func private @channelwise_body(
 // CHECK-SAME: %{{[^:]*}}: memref<?xf32>, %[[KEYS:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[DECAY:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[SCRATCH:[^:]*]]: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: memref<?xf32>, %[[T:[^:]*]]: index,
-// CHECK-SAME: %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[V_BEGIN:[^:]*]]: index,
 // CHECK-SAME: gdr.decay_kind = 0 : i64
 // CHECK: %[[BLOCKS_END:.*]] = arith.subi %[[T]], %{{.*}} : index
 // CHECK: scf.for %{{[^ ]*}} = %{{.*}} to %[[BLOCKS_END]] step %{{.*}} {
 // A block that does not run as one group, its pairs' rows: a head of one
-// tile (V = v_tile) computes the first two pairs' before its tile (all of
-// them if the task has no whole tile), the tile's sweeps the others, each
-// two pairs ahead (interleavesRows).
+// tile (V = v_tile) computes the first two pairs' before its tile, the
+// tile's sweeps the others, each two pairs ahead (interleavesRows); all of
+// them come first if the task has no whole tile or the block fewer than
+// two pairs.
 // CHECK: %[[GROUPS:.*]] = arith.divui %{{[0-9]+}}, %c2{{(_[0-9]+)?}} : index
 // CHECK: %[[HAS_TILE:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[AHEAD:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[UPFRONT:.*]] = select %[[HAS_TILE]], %[[AHEAD]], %[[GROUPS]] : index
+// CHECK-NEXT: %[[ENOUGH:.*]] = arith.cmpi uge, %[[GROUPS]], %[[AHEAD]] : index
+// CHECK-NEXT: %[[INTERLEAVED:.*]] = arith.andi %[[HAS_TILE]], %[[ENOUGH]] : i1
+// CHECK-NEXT: %[[UPFRONT:.*]] = select %[[INTERLEAVED]], %[[AHEAD]], %[[GROUPS]] : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 1 : index
 // CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[UPFRONT]] step %{{.*}} {
@@ -53,12 +55,11 @@
 // CHECK: %[[KEY:.*]] = vector.load %[[KEYS]][%{{.*}}] : memref<?xf32>, vector<4xf32>
 // CHECK-NEXT: %[[WHOLE:.*]] = arith.mulf %[[NEXT_DECAY]], %[[KEY]] : vector<4xf32>
 // CHECK: vector.store %[[WHOLE]], %[[SCRATCH]][%{{.*}}] : memref<?xf32>, vector<4xf32>
-// The tile's pairs: the first whole tile (at v_begin) computes the rows of
-// the pair two ahead (after the last pair, the odd token's), then sweeps.
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %[[V_BEGIN]] : index
-// CHECK-NEXT: scf.for %[[J:[^ ]*]] = %{{.*}} to %{{.*}} step %c2{{(_[0-9]+)?}} iter_args
-// CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK: %[[PAIR:.*]] = arith.divui %[[J]], %{{.*}} : index
+// The tile's pairs: the whole tile computes the rows of the pair two ahead
+// (after the last pair, the odd token's), then sweeps.
+// CHECK: scf.for %[[J:[^ ]*]] = %{{.*}} to %{{.*}} step %c2{{(_[0-9]+)?}} iter_args
+// CHECK-NEXT: arith.constant 2 : index
+// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[J]], %{{.*}} : index
 // CHECK: %[[TARGET:.*]] = arith.addi %[[PAIR]], %{{.*}} : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[TARGET]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[IN]] {

@@ -268,13 +268,16 @@ class RecurrentKernelOn16Registers : public ::testing::TestWithParam<Avx2Variant
 
 TEST_P(RecurrentKernelOn16Registers, MatchesFloat64) {
   const auto [schedule, readouts, decay] = GetParam();
-  for (auto [K, V] : {std::pair<int64_t, int64_t>{24, 40}, {13, 17}}) {
+  // V = 16: a head of one 2-vector tile, whose tile computes its block's
+  // rows as it sweeps (LowerRecurrent's interleavesRows).
+  for (auto [K, V] : {std::pair<int64_t, int64_t>{24, 40}, {13, 17}, {16, 16}}) {
     Kernel kernel;
     const Status s = avx2_kernel({K, V, decay, readouts}, schedule, &kernel);
     ASSERT_TRUE(s) << s.message();
     const Runner runner = [&kernel](const Tensors& t, const Options& o) { return execute(kernel, t, o); };
-    // 129 and 130: a block of 128 tokens, then one token or a pair.
-    for (int64_t T : {1, 2, 5, 17, 129, 130}) {
+    // 129 to 131: a block of 128 tokens, then one to three tokens (on 16
+    // registers, two or three are a block of one pair).
+    for (int64_t T : {1, 2, 3, 5, 17, 129, 130, 131}) {
       ProblemOptions o;
       o.decay = DecayRegime::NearOne;
       o.seed = uint64_t(T + K);
