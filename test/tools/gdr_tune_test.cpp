@@ -232,6 +232,27 @@ TEST(Tuner, CoarseThenFineSpace) {
   EXPECT_EQ(chunked_space({4, 8, 16}).size(), 9u);
 }
 
+// Each route's default schedule runs in round 2 even when round 1 sends no
+// tile there (fine_tiles = 0), so that a tie within noise can keep it.
+TEST(Tuner, DefaultScheduleIsAlwaysAFinalist) {
+  TuneOptions o = tiny_recurrent_options();
+  o.fine_tiles = 0;
+  Checker checker(o.K, o.V, 1);
+  const CaseResult c = tune_case(o, 3, 1, checker);
+  const compiler::KernelSpec spec{o.K, o.V, o.decay, o.readouts};
+  const std::string default_schedule =
+      compiler::default_variant(Route::Recurrent, spec, 3, compiler::host_target()).schedule_str();
+  int seen = 0;
+  for (const Entry& e : c.entries)
+    if (e.candidate.route == Route::Recurrent && e.candidate.schedule == default_schedule) {
+      ++seen;
+      EXPECT_TRUE(e.timed(2));
+    }
+  EXPECT_EQ(seen, 1);
+  ASSERT_TRUE(c.winners.count(Route::Recurrent));
+  EXPECT_EQ(c.entries[c.winners.at(Route::Recurrent)].candidate.schedule, default_schedule);  // the one finalist
+}
+
 // An entry of `c` timed in `round` with these repetitions.
 Entry timed_entry(Candidate c, int round, std::vector<double> ns) {
   Entry e;

@@ -215,7 +215,7 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
     md += "\n### Round 1: coarse (recurrent tiles at unroll 1, every chunked schedule)\n\n" +
           round_table(ctx, c, 1);
     md += "\n### Round 2: finalists (unroll 1, 2, 4 on the best recurrent tiles; the best chunked "
-          "schedule), winners from here\n\n" +
+          "schedule; each route's default), winners from here\n\n" +
           (c.final_round == 2 ? round_table(ctx, c, 2) : "Skipped: the budget was spent.\n");
     for (const Entry& e : c.entries)
       if (!e.check.ok && excluded.find("| " + e.candidate.name() + " |") == std::string::npos)

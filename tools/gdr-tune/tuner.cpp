@@ -133,6 +133,7 @@ int64_t default_sweep_tokens(const compiler::KernelSpec& spec, int64_t T) {
 RoundSizes planned_sizes(const TuneOptions& o) {
   RoundSizes n;
   n.round1 = n.round2 = 2 + (o.routes.count(Route::Chunked) ? 1 : 0);  // baselines, chunked
+  n.round2 += o.routes.count(Route::Recurrent) + o.routes.count(Route::Chunked);  // the defaults
   n.round1 += o.extra.size();
   if (o.routes.count(Route::Chunked)) n.round1 += chunked_space(o.widths).size() - 1;
   if (o.routes.count(Route::Recurrent)) {
@@ -257,6 +258,16 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     for (const auto& s : recurrent_fine(tiles, options.K))
       if (affordable()) round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
     if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
+    // Each route's default schedule is a finalist, so that a tie within
+    // noise keeps it (choose_winner). Decode's coarse round spreads widely
+    // (IQR 80-95%: the candidates before evict the states), so the default
+    // can miss the finalists by chance. K = V = 128, T = 1, 1 thread,
+    // 2026-12-06, Sapphire Rapids: tuned at H = 32, every finalist tied and
+    // the simplest, w16-vt32-u1-p0, won; at H = 16 it then ran 1.37-1.45x
+    // the T = 0 copy where the default, w16-vt128-u1-p2, ran 1.10-1.13x.
+    for (Route r : {Route::Recurrent, Route::Chunked})
+      if (options.routes.count(r) && affordable())
+        round2.push_back(add(variant_candidate(compiler::default_variant(r, spec, T, compiler::host_target()))));
     timed_round(passing(round2), 2, planned.round2);
   }
 

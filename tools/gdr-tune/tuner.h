@@ -139,8 +139,9 @@ size_t choose_winner(const std::vector<Entry>& entries, const std::vector<size_t
 // Tunes one (T, threads) on a problem of options' shape and form (with
 // varlen, T is the sequences' sum). Round 1: the recurrent coarse space, every chunked
 // schedule and both baselines, interleaved. Round 2: unroll 1, 2, 4 on the
-// best `fine_tiles` recurrent tiles of round 1, the best chunked schedule
-// and both baselines again, interleaved; winners come from round 2 (a
+// best `fine_tiles` recurrent tiles of round 1, the best chunked schedule,
+// each route's default schedule (so that a tie keeps it) and both baselines
+// again, interleaved; winners come from round 2 (a
 // coarse-then-fine search: unrolling moved the default tile by less than
 // the noise, so it is only tried where the tile is already good). With a
 // `pace`: progress is reported to it, each round's
