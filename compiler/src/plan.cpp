@@ -45,9 +45,14 @@ Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, in
   return p;
 }
 
+int64_t planned_T(const Tensors& t) {
+  const int64_t sequences = t.cu_seqlens.given() ? t.cu_seqlens.size - 1 : 0;
+  return sequences > 0 ? (t.T + sequences - 1) / sequences : t.T;
+}
+
 Plan plan(Route route, const Tensors& t, int requested_threads) {
   const int threads = threads_for_call(t, requested_threads, /*kernel_max_threads=*/0);
-  return plan(process_tuning_db(), route, kernel_spec(t), t.T, threads);
+  return plan(process_tuning_db(), route, kernel_spec(t), planned_T(t), threads);
 }
 
 }  // namespace gdr::compiler

@@ -57,7 +57,7 @@ const CompiledKernel& planned_kernel(Route route, const Plan& p, const Tensors& 
   const CompiledKernel& compiled = kernel_of(p);
   if (compiled.status || !p.tuned) return compiled;
   warn_tuned_failed(p, compiled.status);
-  return kernel_of(plan(TuningDb(), route, kernel_spec(t), t.T, 1));
+  return kernel_of(plan(TuningDb(), route, kernel_spec(t), planned_T(t), 1));
 }
 
 }  // namespace

@@ -76,6 +76,23 @@ TEST_F(TunedRoute, AutoTakesTheFasterRouteOfTheBucket) {
   expect_within_contract(p, one_thread(Route::Auto), "auto on the tuned chunked route");
 }
 
+// A varlen call is planned by its mean sequence length: 40 one-token
+// sequences are decode (bucket 0-20), not a 40-token prefill (the bucket
+// where chunked is faster); 50, 0 and 49 tokens (33 on average) are prefill.
+TEST_F(TunedRoute, VarlenIsPlannedByItsMeanSequenceLength) {
+  ProblemOptions decode;
+  decode.form.seqlens.assign(40, 1);
+  Problem batch = make_problem(1, 3, 0, K, V, decode);
+  EXPECT_EQ(compiler::planned_T(batch.tensors()), 1);
+  EXPECT_EQ(compiler::plan(Route::Auto, batch.tensors(), 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
+  expect_within_contract(batch, one_thread(Route::Auto), "auto on 40 one-token sequences");
+  ProblemOptions prefill;
+  prefill.form.seqlens = {50, 0, 49};
+  Problem two = make_problem(1, 3, 0, K, V, prefill);
+  EXPECT_EQ(compiler::planned_T(two.tensors()), 33);
+  EXPECT_EQ(compiler::plan(Route::Auto, two.tensors(), 1).str(), "chunked c32-w4 (tuned)");
+}
+
 TEST_F(TunedRoute, ChunkedRunsItsTunedSchedule) {
   EXPECT_EQ(compiler::plan(Route::Chunked, shape(3, 100), 1).str(), "chunked c32-w4 (tuned)");
   Problem p = make_problem(1, 2, 77, K, V);

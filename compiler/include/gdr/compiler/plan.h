@@ -1,7 +1,7 @@
 // Which route and schedule a call runs: the tuning database's winner for
-// (host CPU, K, V, T bucket, threads) when it has one, else the measured
-// defaults. The routes ask it on every call; tools and tests ask it to say
-// what would run.
+// (host CPU, K, V, decay kind, readouts, T bucket, threads) when it has
+// one, else the measured defaults. The routes ask it on every call; tools
+// and tests ask it to say what would run.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,18 @@ struct Plan {
   std::string str() const;
 };
 
+// The sequence length a call is planned for: T, or with cu_seqlens the
+// mean length of its sequences, rounded up. A varlen batch of one-token
+// sequences is decode, not a prefill of their sum: planned by the sum it
+// ran the prefill tile, or the chunked route where a record had chunked
+// faster from 23 tokens (10x slower than recurrent there). By the mean,
+// chunked runs only batches whose sequences are long on average, where
+// the few short ones are little of the work.
+int64_t planned_T(const Tensors& t);
+
 // What `route` (Auto, Recurrent or Chunked) runs for a call of t's sizes
-// (B, H, T, K, V; the pointers are not read) with `requested_threads` (as
+// (B, H, T, K, V, the number of sequences; the pointers are not read)
+// at planned_T(t), with `requested_threads` (as
 // Options::threads), using process_tuning_db(): the record of the thread
 // count the runtime will run the call on (threads_for_call; the generated
 // kernels set no max_threads).
