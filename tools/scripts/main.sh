@@ -20,9 +20,9 @@ echo "== tuning for this CPU"
 build/tools/gdr-tune --B 1 --H 32 --K 128 --V 128 --T 1,512 --threads "$threads" --seconds 0.5 \
   --report reports/tune | tee reports/tune.txt
 db=$(sed -n 's/^tuning db: \(.*\) ([0-9]* records written.*/\1/p' reports/tune.txt)
-echo "== benchmarking (auto, recurrent and chunked run the tuned schedules)"
+echo "== benchmarking (auto, recurrent and chunked run the tuned schedules; T = 0, the state copy, is decode's floor)"
 build/tools/gdr-bench --impl auto,recurrent,chunked,baseline-two-pass,baseline-chunked \
-  --H 32 --T 1,512 --threads "$threads" --json reports/bench.json | tee reports/bench.txt
+  --H 32 --T 0,1,512 --threads "$threads" --json reports/bench.json | tee reports/bench.txt
 echo
 echo "reports: $(pwd)/reports/tune.md (tuning: every candidate, winners) and $(pwd)/reports/tune.json"
 echo "plots:   $(pwd)/reports/tune-time-per-token.svg (time per token against T, the crossover)"
