@@ -195,6 +195,7 @@ const CompiledKernel& compile_chunked(const ChunkedSpec& spec) {
 RouteRunner chunked_runner(const ChunkedSpec& spec) {
   return [spec](const Tensors& t, const Options& o) {
     if (Status s = validate(t); !s) return s;  // a bad call pays no compile
+    if (Status s = generated_kernels_take(t); !s) return s;
     const CompiledKernel& c = compile_chunked(spec_for_call(spec, t));
     return c.status ? execute(c.kernel, t, o) : c.status;
   };

@@ -67,12 +67,14 @@ const CompiledKernel& planned_kernel(Route route, const Plan& p, const Tensors& 
 // threads; 0.18 ms on 1).
 Status run_planned(Route route, const Tensors& t, const Options& options) {
   if (Status s = validate(t); !s) return s;  // a bad call pays no compile
+  if (Status s = generated_kernels_take(t); !s) return s;
   const CompiledKernel& compiled = planned_kernel(route, plan(route, t, options.threads), t);
   return compiled.status ? execute(compiled.kernel, t, options) : compiled.status;
 }
 
 Status warm_up_planned(Route route, const Tensors& t, const Options& options) {
   if (Status s = validate_sizes(t); !s) return s;
+  if (Status s = generated_kernels_take(t); !s) return s;
   return planned_kernel(route, plan(route, t, options.threads), t).status;
 }
 
@@ -86,6 +88,7 @@ Status compiled_recurrent_kernel(const KernelSpec& spec, const RecurrentSchedule
 RouteRunner recurrent_runner(const RecurrentSchedule& schedule) {
   return [schedule](const Tensors& t, const Options& o) {
     if (Status s = validate(t); !s) return s;  // a bad call pays no compile
+    if (Status s = generated_kernels_take(t); !s) return s;
     Kernel kernel;
     if (Status s = compiled_recurrent_kernel(kernel_spec(t), schedule, &kernel); !s) return s;
     return execute(kernel, t, o);

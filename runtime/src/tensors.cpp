@@ -147,8 +147,10 @@ Status validate(const Tensors& t) {
   for (const auto& [name, indices] : {std::pair<const char*, const Indices*>{"cu_seqlens", &t.cu_seqlens},
                                       {"initial_state_indices", &t.initial_state_indices},
                                       {"final_state_indices", &t.final_state_indices}})
-    if (indices->type == Indices::Type::Int64 && reinterpret_cast<uintptr_t>(indices->data) % 8)
-      return Status::error(std::string(name) + " is not aligned to 8 bytes (int64)");
+    if (const int bytes = indices->type == Indices::Type::Int64 ? 8 : 4;
+        reinterpret_cast<uintptr_t>(indices->data) % bytes)
+      return Status::error(std::string(name) + " is not aligned to " + str(bytes) + " bytes (int" +
+                           str(8 * bytes) + ")");
 
   if (t.cu_seqlens.given()) {
     const Indices& cu = t.cu_seqlens;

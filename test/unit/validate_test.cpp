@@ -79,6 +79,15 @@ const Case kCases[] = {
        t.cu_seqlens.data = reinterpret_cast<const char*>(t.cu_seqlens.data) + 4;
      },
      "cu_seqlens is not aligned to 8 bytes"},
+    {"final indices misaligned int32",
+     [](Tensors& t, test::Problem&) {
+       t.final_state_indices = indices(kSlots01);
+       t.final_state_indices.type = Indices::Type::Int32;  // slots 0 and 0 as int32, read from byte 2
+       t.final_state_indices.data = reinterpret_cast<const char*>(t.final_state_indices.data) + 2;
+       t.final_state_indices.size = 1;
+       t.final_state_slots = 1;
+     },
+     "final_state_indices is not aligned to 4 bytes (int32)"},
     {"initial index out of range",
      [](Tensors& t, test::Problem&) {
        t.initial_state_indices = indices(kSlot5);
@@ -200,6 +209,33 @@ INSTANTIATE_TEST_SUITE_P(Routes, ValidateTest,
                              if (ch == '-') ch = '_';
                            return n;
                          });
+
+#ifdef GDR_HAVE_COMPILER
+// More query heads per state head than the generated kernels read out
+// (kMaxReadouts): those routes refuse the call naming query_heads, before
+// compiling, and write nothing; the reference still runs it.
+TEST(Validate, GeneratedRoutesNameQueryHeadsBeyondTheirReadouts) {
+  tools::install_all_routes();
+  test::ProblemOptions nine;
+  nine.form.query_heads = 9;
+  for (Route route : {Route::Auto, Route::Recurrent, Route::Chunked, Route::ChunkedAutoschedule}) {
+    test::Problem p = test::make_problem(1, 1, 3, 4, 4, nine);
+    std::fill(p.out.begin(), p.out.end(), 7.f);
+    const test::LineAlignedFloats before = p.out;
+    Options options;
+    options.route = route;
+    const Status s = run(p.tensors(), options);
+    ASSERT_FALSE(s) << route_name(route);
+    EXPECT_EQ(s.message(), "query_heads: the generated routes read a state head out with at most 8 query heads, "
+                           "got 9 (query_heads=9, H=1)") << route_name(route);
+    EXPECT_EQ(0, std::memcmp(before.data(), p.out.data(), p.out.size() * sizeof(float))) << route_name(route);
+  }
+  test::Problem p = test::make_problem(1, 1, 3, 4, 4, nine);
+  Options reference;
+  reference.route = Route::Reference;
+  EXPECT_TRUE(run(p.tensors(), reference));
+}
+#endif
 
 // A null initial_state is a zero state (fla's initial_state=None).
 TEST(Validate, NullInitialStateStartsFromZeros) {

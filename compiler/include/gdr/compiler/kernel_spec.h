@@ -5,6 +5,7 @@
 #include <string>
 #include <tuple>
 
+#include "gdr/status.h"
 #include "gdr/tensors.h"
 
 namespace gdr::compiler {
@@ -24,6 +25,11 @@ struct KernelSpec {
 inline KernelSpec kernel_spec(const Tensors& t) {
   return {t.K, t.V, t.decay_kind, call_shape(t).readouts};
 }
+
+// Whether the generated routes take a call of t's (valid) sizes: at most
+// kMaxReadouts (Limits.h) query heads per state head. Checked before
+// compiling, so that the error names the argument, not an attribute.
+Status generated_kernels_take(const Tensors& t);
 
 // Knobs of the recurrent route (the fields of #gdr.schedule); a Variant
 // (variant.h) names one kernel. The defaults are gdr-attach-schedule's for
