@@ -9,7 +9,7 @@ namespace {
 // Auto takes the chunked route where one gdr-tune run measured both routes
 // on the same bucket and chunked was faster.
 bool chunked_wins(const TuningRecord* recurrent, const TuningRecord* chunked) {
-  return recurrent && chunked && recurrent->T_min == chunked->T_min &&
+  return recurrent && chunked && recurrent->form == chunked->form && recurrent->T_min == chunked->T_min &&
          recurrent->T_max == chunked->T_max && chunked->median_ns < recurrent->median_ns;
 }
 
@@ -20,11 +20,12 @@ std::string Plan::str() const {
          (tuned ? " (tuned)" : " (default)");
 }
 
-Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, int threads) {
+Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, int threads,
+          const CallForm& form) {
   const TuningRecord* recurrent =
-      route == Route::Chunked ? nullptr : db.find(Route::Recurrent, spec, T, threads);
+      route == Route::Chunked ? nullptr : db.find(Route::Recurrent, spec, form, T, threads);
   const TuningRecord* chunked =
-      route == Route::Recurrent ? nullptr : db.find(Route::Chunked, spec, T, threads);
+      route == Route::Recurrent ? nullptr : db.find(Route::Chunked, spec, form, T, threads);
   // Without records for both routes, recurrent: with the default schedules
   // side by side in one gdr-bench run it is faster at every T measured.
   // K = V = 128, H = 32 (dev VM, earlier sessions, 1 thread): T = 64 3.9 ms
@@ -52,7 +53,7 @@ int64_t planned_T(const Tensors& t) {
 
 Plan plan(Route route, const Tensors& t, int requested_threads) {
   const int threads = threads_for_call(t, requested_threads, /*kernel_max_threads=*/0);
-  return plan(process_tuning_db(), route, kernel_spec(t), planned_T(t), threads);
+  return plan(process_tuning_db(), route, kernel_spec(t), planned_T(t), threads, call_form_of(t));
 }
 
 }  // namespace gdr::compiler

@@ -32,7 +32,8 @@ const char kTuningDbHeader[] = "# gdr tuning db v1";
 namespace {
 
 const char kColumns[] =
-    "# host_cpu K V T_min T_max threads route schedule median_ns [decay=scalar] [readouts=R]";
+    "# host_cpu K V T_min T_max threads route schedule median_ns [decay=scalar] [readouts=R] "
+    "[layout=bthd] [key_group=G] [varlen] [in_place]";
 // About 70 bytes a record: room for a million records, not for /dev/zero.
 constexpr uint64_t kMaxTuningDbBytes = uint64_t(64) << 20;
 
@@ -55,7 +56,7 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   std::istringstream in(line);
   std::vector<std::string> f;
   for (std::string word; in >> word;) f.push_back(word);
-  if (f.size() < 9 || f.size() > 11)
+  if (f.size() < 9 || f.size() > 15)
     return "expected 9 fields and the form (" + std::string(kColumns + 2) + "), got " +
            std::to_string(f.size()) + " fields";
   auto integer = [](const std::string& text, int64_t min, int64_t* out) {
@@ -87,10 +88,21 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   if (f[8].find_first_not_of("0123456789.eE+-") != std::string::npos || *end != '\0' ||
       errno != 0 || !std::isfinite(r->median_ns) || !(r->median_ns > 0))
     return "median_ns: expected a finite positive number, got '" + f[8] + "'";
-  // The kernel's form, as Variant::str() writes it.
+  // The kernel's form, as Variant::str() writes it, and the call's.
   Variant form;
-  for (size_t i = 9; i < f.size(); ++i)
-    if (std::string why; !parse_form_word(f[i], &form, &why)) return "form: " + why;
+  for (size_t i = 9; i < f.size(); ++i) {
+    const std::string& word = f[i];
+    if (word == "layout=bthd" || word == "layout=bhtd") {
+      r->form.layout = word == "layout=bthd" ? Layout::TokenMajor : Layout::HeadMajor;
+    } else if (word.rfind("key_group=", 0) == 0) {
+      if (!integer(word.substr(10), 1, &r->form.key_group) || r->form.key_group == kUnboundedT)
+        return "form: key_group: expected a positive integer, got '" + word.substr(10) + "'";
+    } else if (word == "varlen" || word == "in_place") {
+      (word == "varlen" ? r->form.varlen : r->form.in_place) = true;
+    } else if (std::string why; !parse_form_word(word, &form, &why)) {
+      return "form: " + why;
+    }
+  }
   r->decay = form.decay;
   r->readouts = form.readouts;
   return "";
@@ -123,7 +135,7 @@ std::string why_not_on(const TuningRecord& r, const Target& host) {
 
 bool overlaps(const TuningRecord& a, const TuningRecord& b) {
   return a.host_cpu == b.host_cpu && a.K == b.K && a.V == b.V && a.decay == b.decay &&
-         a.readouts == b.readouts && a.threads == b.threads &&
+         a.readouts == b.readouts && a.form == b.form && a.threads == b.threads &&
          a.route == b.route && a.T_min <= b.T_max && b.T_min <= a.T_max;
 }
 
@@ -137,7 +149,19 @@ std::string tuning_record_line(const TuningRecord& r) {
          (r.T_max == kUnboundedT ? std::string("inf") : std::to_string(r.T_max)) + ' ' +
          std::to_string(r.threads) + ' ' + route_name(r.route) + ' ' + r.schedule + ' ' + median +
          (r.decay == DecayKind::Scalar ? " decay=scalar" : "") +
-         (r.readouts > 1 ? " readouts=" + std::to_string(r.readouts) : "");
+         (r.readouts > 1 ? " readouts=" + std::to_string(r.readouts) : "") +
+         (r.form.layout == Layout::TokenMajor ? " layout=bthd" : "") +
+         (r.form.key_group > 1 ? " key_group=" + std::to_string(r.form.key_group) : "") +
+         (r.form.varlen ? " varlen" : "") + (r.form.in_place ? " in_place" : "");
+}
+
+CallForm call_form_of(const Tensors& t) {
+  CallForm form;
+  form.layout = t.layout;
+  form.key_group = t.H / call_shape(t).key_heads;
+  form.varlen = t.cu_seqlens.given();
+  form.in_place = t.in_place;
+  return form;
 }
 
 Status read_tuning_db(const std::string& path, TuningDbFile* file) {
@@ -223,19 +247,25 @@ TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
       why = it->second;
     }
     if (why.empty())
-      index_[Key{r.route, r.K, r.V, r.decay, r.readouts, r.threads}].push_back(i);
+      index_[Key{r.route, r.K, r.V, r.decay, r.readouts, r.form, r.threads}].push_back(i);
     else
       skipped_.push_back("record '" + tuning_record_line(r) + "' does not fit this host: " + why);
   }
 }
 
-const TuningRecord* TuningDb::find(Route route, const KernelSpec& spec, int64_t T,
-                                   int threads) const {
-  auto it = index_.find(Key{route, spec.K, spec.V, spec.decay, spec.readouts, threads});
+const TuningRecord* TuningDb::find_exactly(const Key& key, int64_t T) const {
+  auto it = index_.find(key);
   if (it == index_.end()) return nullptr;
   for (size_t i : it->second)
     if (records_[i].T_min <= T && T <= records_[i].T_max) return &records_[i];
   return nullptr;
+}
+
+const TuningRecord* TuningDb::find(Route route, const KernelSpec& spec, const CallForm& form, int64_t T,
+                                   int threads) const {
+  auto key = [&](const CallForm& f) { return Key{route, spec.K, spec.V, spec.decay, spec.readouts, f, threads}; };
+  if (const TuningRecord* own = find_exactly(key(form), T)) return own;
+  return form == CallForm() ? nullptr : find_exactly(key(CallForm()), T);
 }
 
 TuningDb load_tuning_db(const std::string& path, const Target& host) {

@@ -25,7 +25,10 @@ const std::string kCacheDir = [] {
   const std::string dir = mkdtemp(tmpl);
   const std::string cpu = compiler::host_target().cpu;
   using compiler::TuningRecord;
+  TuningRecord token_major{cpu, K, V, 0, 20, 1, Route::Recurrent, "w4-vt8-u1-p2", 90};
+  token_major.form.layout = Layout::TokenMajor;
   const std::vector<TuningRecord> records = {
+      token_major,
       {cpu, K, V, 0, 20, 1, Route::Recurrent, "w4-vt12-u2-p1", 100},
       {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Recurrent, "w4-vt8-u4-p0", 1000},
       {cpu, K, V, 21, compiler::kUnboundedT, 1, Route::Chunked, "c32-w4", 500},
@@ -74,6 +77,20 @@ TEST_F(TunedRoute, AutoTakesTheFasterRouteOfTheBucket) {
   EXPECT_EQ(compiler::plan(Route::Auto, shape(3, 100), 1).str(), "chunked c32-w4 (tuned)");
   Problem p = make_problem(1, 3, 100, K, V);
   expect_within_contract(p, one_thread(Route::Auto), "auto on the tuned chunked route");
+}
+
+// A token-major call runs the token-major record of its bucket; a form
+// with no record of its own (token-major with grouped values) the plain one.
+TEST_F(TunedRoute, EachCallFormRunsItsOwnRecordElseThePlainOne) {
+  Tensors t = shape(3, 5);
+  t.layout = Layout::TokenMajor;
+  EXPECT_EQ(compiler::plan(Route::Recurrent, t, 1).str(), "recurrent w4-vt8-u1-p2 (tuned)");
+  t.key_heads = 1;
+  EXPECT_EQ(compiler::plan(Route::Recurrent, t, 1).str(), "recurrent w4-vt12-u2-p1 (tuned)");
+  ProblemOptions token_major;
+  token_major.form.layout = Layout::TokenMajor;
+  Problem p = make_problem(1, 3, 5, K, V, token_major);
+  expect_within_contract(p, one_thread(Route::Recurrent), "token-major, its own record");
 }
 
 // A varlen call is planned by its mean sequence length: 40 one-token

@@ -692,6 +692,7 @@ TEST_F(GdrTuneTest, FormFlagsReachTheDatabaseAndTheReport) {
   for (const compiler::TuningRecord& r : file.records) {
     EXPECT_EQ(r.decay, DecayKind::Scalar) << compiler::tuning_record_line(r);
     EXPECT_EQ(r.readouts, 1);
+    EXPECT_TRUE(r.form == compiler::CallForm()) << compiler::tuning_record_line(r);
     EXPECT_NE(read(path("tuning.db")).find(compiler::tuning_record_line(r)), std::string::npos);
     EXPECT_NE(compiler::tuning_record_line(r).find(" decay=scalar"), std::string::npos);
   }
@@ -717,6 +718,9 @@ TEST_F(GdrTuneTest, FormFlagsReachTheDatabaseAndTheReport) {
     EXPECT_EQ(r.readouts, 2) << compiler::tuning_record_line(r);
     EXPECT_EQ(r.decay, DecayKind::Channel) << compiler::tuning_record_line(r);
     EXPECT_EQ(r.T_min, 0) << compiler::tuning_record_line(r);  // one T: the sequences' sum, 6
+    // The call's form keys it too: these records do not replace plain ones.
+    EXPECT_NE(compiler::tuning_record_line(r).find(" readouts=2 layout=bthd key_group=2 varlen in_place"),
+              std::string::npos) << compiler::tuning_record_line(r);
   }
   EXPECT_EQ(routes, (std::set<Route>{Route::Recurrent, Route::Chunked}));
   EXPECT_NE(read(path("r/tune.md")).find("## T = 6, threads = 1"), std::string::npos);

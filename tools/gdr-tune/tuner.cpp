@@ -38,6 +38,15 @@ tools::Form call_form(const TuneOptions& options) {
   return f;
 }
 
+compiler::CallForm recorded_call_form(const TuneOptions& options) {
+  compiler::CallForm f;
+  f.layout = options.form.layout;
+  f.key_group = options.H / options.form.Hk(options.H);
+  f.varlen = !options.form.seqlens.empty();
+  f.in_place = options.form.in_place;
+  return f;
+}
+
 Checker::Checker(const TuneOptions& options, int threads)
     : K_(options.K), V_(options.V), threads_(threads) {
   const tools::Form f = call_form(options);

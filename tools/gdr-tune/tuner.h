@@ -14,6 +14,7 @@
 #include "../common/form.h"
 #include "../common/measure.h"
 #include "candidates.h"
+#include "gdr/compiler/tuning_db.h"
 #include "pace.h"
 
 namespace gdr::tune {
@@ -79,6 +80,10 @@ struct TuneOptions {
 // The tuned call's form: options.form with options.decay and, for
 // readouts > 1, Hq = readouts H.
 tools::Form call_form(const TuneOptions& options);
+
+// The call form the database keys its records by (layout, key group,
+// varlen, in place; tuning_db.h).
+compiler::CallForm recorded_call_form(const TuneOptions& options);
 
 struct CaseResult {
   int64_t T = 0;

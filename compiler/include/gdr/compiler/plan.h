@@ -1,6 +1,6 @@
 // Which route and schedule a call runs: the tuning database's winner for
-// (host CPU, K, V, decay kind, readouts, T bucket, threads) when it has
-// one, else the measured defaults. The routes ask it on every call; tools
+// (host CPU, K, V, kernel's and call's form, T bucket, threads) when it
+// has one, else the measured defaults. The routes ask it on every call; tools
 // and tests ask it to say what would run.
 #pragma once
 
@@ -37,9 +37,10 @@ int64_t planned_T(const Tensors& t);
 // kernels set no max_threads).
 Plan plan(Route route, const Tensors& t, int requested_threads);
 
-// The same against a given database (of one host) for a call that runs on
-// exactly `threads` threads.
-Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, int threads);
+// The same against a given database (of one host) for a call of `form`
+// that runs on exactly `threads` threads.
+Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, int threads,
+          const CallForm& form = {});
 
 // Runs the call as plan(route, ...) says (the runner of the Auto, Recurrent
 // and Chunked routes; in routes.cpp). A tuned schedule that fails to compile

@@ -1,5 +1,6 @@
 // The tuning database: gdr-tune's winners, one line per (host CPU, K, V,
-// form, T bucket, threads, route), which the routes read to pick their schedules.
+// kernel's and call's form, T bucket, threads, route), which the routes
+// read to pick their schedules.
 // A small text file (no JSON parser in the dependencies); format and
 // location in docs/tuning.md.
 #pragma once
@@ -20,6 +21,23 @@ namespace gdr::compiler {
 
 constexpr int64_t kUnboundedT = std::numeric_limits<int64_t>::max();  // "inf" in the file
 
+// The call's form beyond the kernel's (run-time facts, not compile-time
+// ones): what a schedule was tuned under. Part of the key, so that tuning
+// one form does not replace another's records; a call of a form with no
+// record of its own uses the plain form's (TuningDb::find).
+struct CallForm {
+  Layout layout = Layout::HeadMajor;
+  int64_t key_group = 1;  // state heads per key head (GVA): H / key_heads
+  bool varlen = false;    // cu_seqlens given
+  bool in_place = false;
+  auto fields() const { return std::make_tuple(layout, key_group, varlen, in_place); }
+  bool operator==(const CallForm& o) const { return fields() == o.fields(); }
+  bool operator<(const CallForm& o) const { return fields() < o.fields(); }
+};
+
+// The form of a call of t's (valid) sizes.
+CallForm call_form_of(const Tensors& t);
+
 struct TuningRecord {
   std::string host_cpu;            // LLVM's name of the CPU (host_target().cpu)
   int64_t K = 0, V = 0;
@@ -30,6 +48,7 @@ struct TuningRecord {
   double median_ns = 0;            // the winner's median at the T it was tuned at
   DecayKind decay = DecayKind::Channel;  // the kernel's form (KernelSpec), part of the key
   int64_t readouts = 1;
+  CallForm form;                         // the call's, part of the key
   // The route, K, V and `schedule` parsed, filled in by read_tuning_db and
   // TuningDb so that a lookup per call does not parse text.
   Variant variant;
@@ -60,8 +79,9 @@ Status read_tuning_db(const std::string& path, TuningDbFile* file);
 Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>& records);
 
 // `fresh` plus the records of `old` that no fresh record supersedes: a fresh
-// record supersedes the old ones of the same host, K, V, threads and route
-// whose T bucket overlaps its own (a new run may cut the buckets elsewhere).
+// record supersedes the old ones of the same host, K, V, forms (kernel's
+// and call's), threads and route whose T bucket overlaps its own (a new run
+// may cut the buckets elsewhere).
 std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& old,
                                                const std::vector<TuningRecord>& fresh);
 
@@ -80,16 +100,20 @@ class TuningDb {
   TuningDb() = default;
   TuningDb(std::vector<TuningRecord> records, const Target& host);
 
-  // The record of `route` for the spec (K, V, form) and threads whose bucket
-  // holds T; null if there is none.
-  const TuningRecord* find(Route route, const KernelSpec& spec, int64_t T, int threads) const;
+  // The record of `route` for the spec (K, V, kernel's form), the call's
+  // form and threads whose bucket holds T; without one, that of the plain
+  // call form (head-major, no key groups, no varlen, not in place), which is
+  // all a database of plain tuning runs has; null if neither.
+  const TuningRecord* find(Route route, const KernelSpec& spec, const CallForm& form, int64_t T,
+                           int threads) const;
   // Every record given, those of other hosts and the skipped ones included.
   const std::vector<TuningRecord>& records() const { return records_; }
   // One sentence per record of this host left out, saying why.
   const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
-  using Key = std::tuple<Route, int64_t, int64_t, DecayKind, int64_t, int>;
+  using Key = std::tuple<Route, int64_t, int64_t, DecayKind, int64_t, CallForm, int>;
+  const TuningRecord* find_exactly(const Key& key, int64_t T) const;
   std::vector<TuningRecord> records_;
   std::vector<std::string> skipped_;
   std::map<Key, std::vector<size_t>> index_;  // indices into records_
