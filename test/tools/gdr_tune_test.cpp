@@ -621,6 +621,14 @@ TEST(Pace, PlansSecondsPerCandidateToFitTheBudget) {
   Pace over(1, 0.5, now - std::chrono::seconds(2));
   EXPECT_TRUE(over.spent());
   EXPECT_EQ(over.left(), 0);
+  // Checks are paid once per candidate: 0.2 s of them in a 1 s budget do
+  // not come off each of the 18 candidates left (0.8 / 18 s each).
+  Pace checks(1, 0.5, Pace::Clock::now());
+  checks.plan(20);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  checks.checked(0.2);
+  checks.finish_round(2, 0);
+  EXPECT_GT(checks.seconds_for_round(2), 0.03);
 }
 
 // A budget spent as round 1's timing begins (the progress callback waits

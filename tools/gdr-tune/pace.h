@@ -42,9 +42,12 @@ class Pace {
 
   // The seconds per candidate for the next round of `n` candidates:
   // --seconds, or less so that the rest fits the budget. What a candidate
-  // costs beyond its timing (its check and compile, the warm-up) is taken
-  // from the run so far.
+  // costs beyond its timing and its checks (the warm-up, the interleaving)
+  // is taken from the run so far.
   double seconds_for_round(size_t n) const;
+  // A candidate's check (and compile) took `seconds`: once per candidate
+  // and process, so not what each candidate still to time will cost.
+  void checked(double seconds) { checked_seconds_ += seconds; }
 
   // Progress: a new step ("T = 512, threads = 2: round 1, timing 14
   // candidates"), a fraction of the current round, a round of `n` planned
@@ -58,7 +61,7 @@ class Pace {
   double budget_, seconds_, reserve_;
   Clock::time_point start_, planned_;
   size_t total_ = 0, done_ = 0, round_n_ = 0;
-  double round_fraction_ = 0, timed_seconds_ = 0;
+  double round_fraction_ = 0, timed_seconds_ = 0, checked_seconds_ = 0;
   std::string step_;
 };
 

@@ -184,7 +184,9 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     for (size_t i = 0; i < entries.size(); ++i)
       if (entries[i].candidate.name() == c.name()) return i;
     Entry e;
+    const auto checking_since = Clock::now();
     e.check = checker.check(c);
+    if (pace) pace->checked(std::chrono::duration<double>(Clock::now() - checking_since).count());
     e.candidate = std::move(c);
     entries.push_back(std::move(e));
     return entries.size() - 1;
