@@ -9,7 +9,8 @@ namespace {
 // Auto takes the chunked route where one gdr-tune run measured both routes
 // on the same bucket and chunked was faster.
 bool chunked_wins(const TuningRecord* recurrent, const TuningRecord* chunked) {
-  return recurrent && chunked && recurrent->form == chunked->form && recurrent->T_min == chunked->T_min &&
+  return recurrent && chunked && recurrent->form == chunked->form &&
+         recurrent->T_min == chunked->T_min &&
          recurrent->T_max == chunked->T_max && chunked->median_ns < recurrent->median_ns;
 }
 
@@ -23,9 +24,9 @@ std::string Plan::str() const {
 Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, int threads,
           const CallForm& form) {
   const TuningRecord* recurrent =
-      route == Route::Chunked ? nullptr : db.find(Route::Recurrent, spec, form, T, threads);
+      route == Route::Chunked ? nullptr : db.find(Route::Recurrent, spec, T, threads, form);
   const TuningRecord* chunked =
-      route == Route::Recurrent ? nullptr : db.find(Route::Chunked, spec, form, T, threads);
+      route == Route::Recurrent ? nullptr : db.find(Route::Chunked, spec, T, threads, form);
   // Without records for both routes, recurrent: with the default schedules
   // side by side in one gdr-bench run it is faster at every T measured.
   // K = V = 128, H = 32 (dev VM, earlier sessions, 1 thread): T = 64 3.9 ms
@@ -46,9 +47,12 @@ Plan plan(const TuningDb& db, Route route, const KernelSpec& spec, int64_t T, in
   return p;
 }
 
+int64_t planned_T(int64_t T, int64_t sequences) {
+  return sequences > 0 ? T / sequences + (T % sequences != 0) : T;
+}
+
 int64_t planned_T(const Tensors& t) {
-  const int64_t sequences = t.cu_seqlens.given() ? t.cu_seqlens.size - 1 : 0;
-  return sequences > 0 ? (t.T + sequences - 1) / sequences : t.T;
+  return planned_T(t.T, t.cu_seqlens.given() ? t.cu_seqlens.size - 1 : 0);
 }
 
 Plan plan(Route route, const Tensors& t, int requested_threads) {

@@ -92,15 +92,22 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   Variant form;
   for (size_t i = 9; i < f.size(); ++i) {
     const std::string& word = f[i];
-    if (word == "layout=bthd" || word == "layout=bhtd") {
+    if (word.rfind("layout=", 0) == 0) {
+      if (word != "layout=bthd" && word != "layout=bhtd")
+        return "form: layout: expected bhtd or bthd, got '" + word.substr(7) + "'";
       r->form.layout = word == "layout=bthd" ? Layout::TokenMajor : Layout::HeadMajor;
     } else if (word.rfind("key_group=", 0) == 0) {
-      if (!integer(word.substr(10), 1, &r->form.key_group) || r->form.key_group == kUnboundedT)
-        return "form: key_group: expected a positive integer, got '" + word.substr(10) + "'";
+      const std::string group = word.substr(10);
+      if (group.find_first_not_of("0123456789") != std::string::npos || !integer(group, 1, &r->form.key_group) ||
+          r->form.key_group == kUnboundedT)
+        return "form: key_group: expected a positive integer, got '" + group + "'";
     } else if (word == "varlen" || word == "in_place") {
       (word == "varlen" ? r->form.varlen : r->form.in_place) = true;
-    } else if (std::string why; !parse_form_word(word, &form, &why)) {
-      return "form: " + why;
+    } else if (word.rfind("decay=", 0) == 0 || word.rfind("readouts=", 0) == 0) {
+      if (std::string why; !parse_form_word(word, &form, &why)) return "form: " + why;
+    } else {
+      return "form: unknown word '" + word +
+             "' (expected decay=scalar|channel, readouts=R, layout=bhtd|bthd, key_group=G, varlen, in_place)";
     }
   }
   r->decay = form.decay;
@@ -261,9 +268,11 @@ const TuningRecord* TuningDb::find_exactly(const Key& key, int64_t T) const {
   return nullptr;
 }
 
-const TuningRecord* TuningDb::find(Route route, const KernelSpec& spec, const CallForm& form, int64_t T,
-                                   int threads) const {
-  auto key = [&](const CallForm& f) { return Key{route, spec.K, spec.V, spec.decay, spec.readouts, f, threads}; };
+const TuningRecord* TuningDb::find(Route route, const KernelSpec& spec, int64_t T, int threads,
+                                   const CallForm& form) const {
+  auto key = [&](const CallForm& f) {
+    return Key{route, spec.K, spec.V, spec.decay, spec.readouts, f, threads};
+  };
   if (const TuningRecord* own = find_exactly(key(form), T)) return own;
   return form == CallForm() ? nullptr : find_exactly(key(CallForm()), T);
 }

@@ -84,6 +84,8 @@ std::string Plan::str() const {
 
 Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
   if (Status s = validate_sizes(t); !s) return s;
+  if (is_planned(options.route) || options.route == Route::ChunkedAutoschedule)
+    if (Status s = compiler::generated_kernels_take(t); !s) return s;
   Plan p;
   if (is_planned(options.route)) {
     const compiler::Plan c = compiler::plan(options.route, t, options.threads);
@@ -105,8 +107,10 @@ Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
 Status warm_up(const Tensors& t, const gdr::Options& options) {
   if (Status s = validate_sizes(t); !s) return s;
   if (is_planned(options.route)) return compiler::warm_up_planned(options.route, t, options);
-  if (options.route == Route::ChunkedAutoschedule)
+  if (options.route == Route::ChunkedAutoschedule) {
+    if (Status s = compiler::generated_kernels_take(t); !s) return s;
     return compiler::compile_chunked(autoschedule_spec(t)).status;
+  }
   return Status::ok();
 }
 

@@ -237,11 +237,12 @@ TEST(Tuner, CoarseThenFineSpace) {
 TEST(Tuner, DefaultScheduleIsAlwaysAFinalist) {
   TuneOptions o = tiny_recurrent_options();
   o.fine_tiles = 0;
+  const compiler::KernelSpec spec{o.K, o.V, o.decay, o.readouts};
+  const compiler::Variant default_variant = compiler::default_variant(Route::Recurrent, spec, 3, compiler::host_target());
+  const std::string default_schedule = default_variant.schedule_str();
+  o.widths = {static_cast<int>(default_variant.recurrent.vector_width)};
   Checker checker(o.K, o.V, 1);
   const CaseResult c = tune_case(o, 3, 1, checker);
-  const compiler::KernelSpec spec{o.K, o.V, o.decay, o.readouts};
-  const std::string default_schedule =
-      compiler::default_variant(Route::Recurrent, spec, 3, compiler::host_target()).schedule_str();
   int seen = 0;
   for (const Entry& e : c.entries)
     if (e.candidate.route == Route::Recurrent && e.candidate.schedule == default_schedule) {
@@ -621,14 +622,15 @@ TEST(Pace, PlansSecondsPerCandidateToFitTheBudget) {
   Pace over(1, 0.5, now - std::chrono::seconds(2));
   EXPECT_TRUE(over.spent());
   EXPECT_EQ(over.left(), 0);
-  // Checks are paid once per candidate: 0.2 s of them in a 1 s budget do
-  // not come off each of the 18 candidates left (0.8 / 18 s each).
+  // Checks are paid once per candidate: 0.1 s of them in a 1 s budget do
+  // not come off each of the 18 candidates left.
   Pace checks(1, 0.5, Pace::Clock::now());
   checks.plan(20);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  checks.checked(0.2);
+  const auto checking = Pace::Clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  checks.checked(std::chrono::duration<double>(Pace::Clock::now() - checking).count());
   checks.finish_round(2, 0);
-  EXPECT_GT(checks.seconds_for_round(2), 0.03);
+  EXPECT_GT(checks.seconds_for_round(2), 0.03);  // (1 - 0.1) / 18 = 0.05
 }
 
 // A budget spent as round 1's timing begins (the progress callback waits

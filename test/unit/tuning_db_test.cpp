@@ -187,7 +187,7 @@ TEST_F(TuningDbTest, BadLinesAreSkippedOneByOneAndReportedOnce) {
   const TuningDb db = load_tuning_db(path("bad.db"), host("cpu"));
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(db.records().size(), 2u);
-  EXPECT_NE(db.find(Route::Recurrent, {128, 128}, {}, 500, 1), nullptr);
+  EXPECT_NE(db.find(Route::Recurrent, {128, 128}, 500, 1), nullptr);
   EXPECT_NE(err.find(path("bad.db") + ":4:"), std::string::npos) << err;
   EXPECT_NE(err.find("and 1 more"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
@@ -220,7 +220,10 @@ TEST_F(TuningDbTest, EachKindOfBadLineIsNamed) {
       {"h 128 128 0 22 1 recurrent w16-vt64-u1 1e999", ":2: median_ns:"},
       {"h 128 128 0 22 1 recurrent w16-vt64-u1 0x10", ":2: median_ns:"},
       {"h 128 128 0 22 1 recurrent w16-vt64-u1 100 key_group=0", ":2: form: key_group:"},
-      {"h 128 128 0 22 1 recurrent w16-vt64-u1 100 layout=tbhd", ":2: form:"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 100 layout=tbhd", ":2: form: layout: expected bhtd or bthd"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 100 key_group=+2", ":2: form: key_group:"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 100 varln", ":2: form: unknown word 'varln'"},
+      {"h 128 128 0 22 1 recurrent w16-vt64-u1 100 decay=linear", ":2: form: expected decay=scalar|channel"},
   };
   for (const Case& c : cases) {
     write_text("case.db", std::string(kTuningDbHeader) + "\n" + c.line + "\n" + good + "\n");
@@ -250,16 +253,16 @@ TEST_F(TuningDbTest, RecordsThatCannotCompileOnTheHostAreSkipped) {
   ASSERT_EQ(wide.skipped().size(), 5u);
   EXPECT_NE(wide.skipped()[0].find("'unroll' = 16 exceeds"), std::string::npos) << wide.skipped()[0];
   for (int threads = 1; threads <= 5; ++threads)
-    EXPECT_EQ(wide.find(Route::Recurrent, {8, 8}, {}, 0, threads), nullptr) << threads;
-  EXPECT_NE(wide.find(Route::Chunked, {8, 8}, {}, 0, 6), nullptr);
-  EXPECT_NE(wide.find(Route::Recurrent, {8, 8}, {}, 0, 7), nullptr);
+    EXPECT_EQ(wide.find(Route::Recurrent, {8, 8}, 0, threads), nullptr) << threads;
+  EXPECT_NE(wide.find(Route::Chunked, {8, 8}, 0, 6), nullptr);
+  EXPECT_NE(wide.find(Route::Recurrent, {8, 8}, 0, 7), nullptr);
   EXPECT_EQ(wide.records().size(), records.size());
 
   // The same CPU name with 256-bit vectors: width 16 does not fit.
   const TuningDb narrow(records, host("cpu", 256));
   EXPECT_EQ(narrow.skipped().size(), 7u);
-  EXPECT_EQ(narrow.find(Route::Chunked, {8, 8}, {}, 0, 6), nullptr);
-  EXPECT_EQ(narrow.find(Route::Recurrent, {8, 8}, {}, 0, 7), nullptr);
+  EXPECT_EQ(narrow.find(Route::Chunked, {8, 8}, 0, 6), nullptr);
+  EXPECT_EQ(narrow.find(Route::Recurrent, {8, 8}, 0, 7), nullptr);
   EXPECT_FALSE(plan(narrow, Route::Recurrent, {8, 8}, 0, 7).tuned);
 
   // Loaded from a file: one line however many, naming the file, the count
@@ -372,27 +375,27 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
       record("cpu-a", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt32-u4", 900),
       record("cpu-a", 23, kUnboundedT, 1, Route::Chunked, "c32-w8", 800)};
   const TuningDb db(records, host("cpu-a"));
-  ASSERT_NE(db.find(Route::Recurrent, {128, 128}, {}, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, {}, 22, 1)->schedule, "w8-vt32-u2-p3");
-  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, {}, 23, 1)->schedule, "w16-vt32-u4");
-  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, {}, int64_t(1) << 40, 1)->schedule, "w16-vt32-u4");
-  EXPECT_EQ(TuningDb(records, host("cpu-b")).find(Route::Recurrent, {128, 128}, {}, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, {64, 128}, {}, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, {128, 64}, {}, 1, 1), nullptr);
-  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, {}, 1, 2), nullptr);
-  EXPECT_EQ(db.find(Route::Chunked, {128, 128}, {}, 1, 1), nullptr);
+  ASSERT_NE(db.find(Route::Recurrent, {128, 128}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, 22, 1)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, 23, 1)->schedule, "w16-vt32-u4");
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, int64_t(1) << 40, 1)->schedule, "w16-vt32-u4");
+  EXPECT_EQ(TuningDb(records, host("cpu-b")).find(Route::Recurrent, {128, 128}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {64, 128}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 64}, 1, 1), nullptr);
+  EXPECT_EQ(db.find(Route::Recurrent, {128, 128}, 1, 2), nullptr);
+  EXPECT_EQ(db.find(Route::Chunked, {128, 128}, 1, 1), nullptr);
   // The form is part of the key: a scalar-decay record serves scalar calls only.
   TuningRecord scalar = record("cpu-a", 0, 22, 1, Route::Recurrent, "w16-vt64-u1-p2", 50);
   scalar.decay = DecayKind::Scalar;
   TuningRecord readouts = record("cpu-a", 0, 22, 1, Route::Recurrent, "w16-vt32-u1-p2", 60);
   readouts.readouts = 2;
   const TuningDb forms({records[0], scalar, readouts}, host("cpu-a"));
-  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128}, {}, 1, 1)->schedule, "w8-vt32-u2-p3");
-  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 1}, {}, 1, 1)->schedule,
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128}, 1, 1)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 1}, 1, 1)->schedule,
             "w16-vt64-u1-p2");
-  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Channel, 2}, {}, 1, 1)->schedule,
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Channel, 2}, 1, 1)->schedule,
             "w16-vt32-u1-p2");
-  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 2}, {}, 1, 1), nullptr);
+  EXPECT_EQ(forms.find(Route::Recurrent, {128, 128, DecayKind::Scalar, 2}, 1, 1), nullptr);
   EXPECT_EQ(plan(forms, Route::Auto, {128, 128, DecayKind::Scalar, 1}, 1, 1).variant.decay,
             DecayKind::Scalar);
   // The call's form is part of the key too: a token-major record serves
@@ -404,16 +407,16 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
   const TuningDb calls({records[0], token_major}, host("cpu-a"));
   CallForm gva;
   gva.key_group = 2;
-  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, token_major.form, 1, 1)->schedule, "w16-vt64-u1-p2");
-  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, {}, 1, 1)->schedule, "w8-vt32-u2-p3");
-  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, gva, 1, 1)->schedule, "w8-vt32-u2-p3");
-  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, every_call_form_field(), 1, 1)->schedule, "w8-vt32-u2-p3");
-  EXPECT_EQ(TuningDb({token_major}, host("cpu-a")).find(Route::Recurrent, {128, 128}, {}, 1, 1), nullptr);
+  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, 1, 1, token_major.form)->schedule, "w16-vt64-u1-p2");
+  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, 1, 1)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, 1, 1, gva)->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(calls.find(Route::Recurrent, {128, 128}, 1, 1, every_call_form_field())->schedule, "w8-vt32-u2-p3");
+  EXPECT_EQ(TuningDb({token_major}, host("cpu-a")).find(Route::Recurrent, {128, 128}, 1, 1), nullptr);
   EXPECT_EQ(plan(calls, Route::Recurrent, {128, 128}, 1, 1, token_major.form).str(),
             "recurrent w16-vt64-u1-p2 (tuned)");
   // A schedule that does not parse for its route is never found.
   EXPECT_EQ(TuningDb({record("cpu-a", 0, 9, 1, Route::Recurrent, "c16-w16", 1)}, host("cpu-a"))
-                .find(Route::Recurrent, {128, 128}, {}, 1, 1),
+                .find(Route::Recurrent, {128, 128}, 1, 1),
             nullptr);
 
   // plan(): tuned where a record matches, the defaults elsewhere.

@@ -186,6 +186,11 @@ Config parse_args(int argc, char** argv) {
   if (gdr::Status s = gdr::tools::check_form(o.form, {o.H}, o.B); !s) die(s.message());
   o.decay = o.form.decay;
   o.readouts = o.form.readouts(o.H);
+  {
+    gdr::Tensors sizes;  // what the generated kernels take (readouts)
+    sizes.B = 1, sizes.H = o.H, sizes.K = o.K, sizes.V = o.V, sizes.query_heads = o.form.Hq(o.H);
+    if (gdr::Status s = gdr::compiler::generated_kernels_take(sizes); !s) die("--Hq: " + s.message());
+  }
   if (!o.form.seqlens.empty()) c.T = {o.form.T(0)};
   o.widths = gdr::tune::host_widths();
   if (flags.has("--widths")) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
 #include "gdr/reference/reference.h"
@@ -198,6 +199,9 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     return out;
   };
   test::Problem problem = timed_problem(options, T);
+  // The T the routes plan such a call by (a varlen call's mean length):
+  // the defaults below are what runs untuned.
+  const int64_t plan_T = compiler::planned_T(T, static_cast<int64_t>(options.form.seqlens.size()));
   const compiler::KernelSpec spec{options.K, options.V, options.decay, options.readouts};
 
   const RoundSizes planned = planned_sizes(options);
@@ -245,7 +249,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   };
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
-    for (const auto& s : recurrent_coarse(options.widths, options.V, default_sweep_tokens(spec, T)))
+    for (const auto& s : recurrent_coarse(options.widths, options.V, default_sweep_tokens(spec, plan_T)))
       if (affordable()) round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
   if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
@@ -269,16 +273,21 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     for (const auto& s : recurrent_fine(tiles, options.K))
       if (affordable()) round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
     if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
-    // Each route's default schedule is a finalist, so that a tie within
+    // Each route's default schedule (of the widths searched) is a finalist, so that a tie within
     // noise keeps it (choose_winner). Decode's coarse round spreads widely
     // (IQR 80-95%: the candidates before evict the states), so the default
     // can miss the finalists by chance. K = V = 128, T = 1, 1 thread,
     // 2026-12-06, Sapphire Rapids: tuned at H = 32, every finalist tied and
     // the simplest, w16-vt32-u1-p0, won; at H = 16 it then ran 1.37-1.45x
     // the T = 0 copy where the default, w16-vt128-u1-p2, ran 1.10-1.13x.
-    for (Route r : {Route::Recurrent, Route::Chunked})
-      if (options.routes.count(r) && affordable())
-        round2.push_back(add(variant_candidate(compiler::default_variant(r, spec, T, compiler::host_target()))));
+    for (Route r : {Route::Recurrent, Route::Chunked}) {
+      const compiler::Variant v = compiler::default_variant(r, spec, plan_T, compiler::host_target());
+      const int64_t width = r == Route::Recurrent ? v.recurrent.vector_width : v.chunked.vector_width;
+      const bool searched = std::count(options.widths.begin(), options.widths.end(), width) > 0;
+      if (!options.routes.count(r) || !searched || !affordable()) continue;
+      const size_t i = add(variant_candidate(v));
+      if (std::find(round2.begin(), round2.end(), i) == round2.end()) round2.push_back(i);
+    }
     timed_round(passing(round2), 2, planned.round2);
   }
 
@@ -286,7 +295,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   for (Route r : {Route::Recurrent, Route::Chunked})
     if (auto best = ranked(entries, r, final_round); !best.empty()) {
       const std::string default_schedule =
-          compiler::default_variant(r, spec, T, compiler::host_target()).schedule_str();
+          compiler::default_variant(r, spec, plan_T, compiler::host_target()).schedule_str();
       std::vector<size_t> tied;
       const size_t w = choose_winner(entries, best, final_round, default_schedule, &tied);
       entries[w].winner = true;

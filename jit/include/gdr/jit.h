@@ -41,7 +41,9 @@ struct Options {
 Status install(const Options& options = {});
 
 // What gdr::run(t, options) runs once install() has been called. Only t's
-// sizes are read.
+// sizes and form are read (for varlen, cu_seqlens' pointer and size, not
+// its data). More query heads per state head than the generated kernels
+// read out (8) is an error naming query_heads, as gdr::run's.
 struct Plan {
   Route route = Route::Reference;  // the route that computes: Auto resolves to Recurrent or Chunked
   std::string schedule;            // "w16-vt64-u1-p2", "c16-w16", "adams2019"; "" for built-in routes
@@ -53,8 +55,8 @@ struct Plan {
 Status plan(const Tensors& t, const gdr::Options& options, Plan* plan);
 
 // Compiles, or loads from the kernel cache, the kernel plan() names, so that
-// the first gdr::run of those sizes does not wait for it. Only t's sizes are
-// read. Nothing to do (ok) for built-in routes.
+// the first gdr::run of those sizes does not wait for it. Only t's sizes
+// and form are read, as plan()'s. Nothing to do (ok) for built-in routes.
 Status warm_up(const Tensors& t, const gdr::Options& options);
 
 // What the caches did in this process so far.

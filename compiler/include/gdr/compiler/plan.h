@@ -26,12 +26,13 @@ struct Plan {
 // ran the prefill tile, or the chunked route where a record had chunked
 // faster from 23 tokens (10x slower than recurrent there). By the mean,
 // chunked runs only batches whose sequences are long on average, where
-// the few short ones are little of the work.
+// the few short ones are little of the work. `sequences` 0: not varlen.
+int64_t planned_T(int64_t T, int64_t sequences);
 int64_t planned_T(const Tensors& t);
 
 // What `route` (Auto, Recurrent or Chunked) runs for a call of t's sizes
-// (B, H, T, K, V, the number of sequences; the pointers are not read)
-// at planned_T(t), with `requested_threads` (as
+// and form (B, H, T, K, V, heads, layout, in place; for varlen cu_seqlens'
+// pointer and size, not its data) at planned_T(t), with `requested_threads` (as
 // Options::threads), using process_tuning_db(): the record of the thread
 // count the runtime will run the call on (threads_for_call; the generated
 // kernels set no max_threads).

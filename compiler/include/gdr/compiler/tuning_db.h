@@ -104,8 +104,8 @@ class TuningDb {
   // form and threads whose bucket holds T; without one, that of the plain
   // call form (head-major, no key groups, no varlen, not in place), which is
   // all a database of plain tuning runs has; null if neither.
-  const TuningRecord* find(Route route, const KernelSpec& spec, const CallForm& form, int64_t T,
-                           int threads) const;
+  const TuningRecord* find(Route route, const KernelSpec& spec, int64_t T, int threads,
+                           const CallForm& form = {}) const;
   // Every record given, those of other hosts and the skipped ones included.
   const std::vector<TuningRecord>& records() const { return records_; }
   // One sentence per record of this host left out, saying why.
