@@ -17,11 +17,13 @@
 
 namespace gdr::compiler {
 
+static_assert(kMaxGeneratedReadouts == mlir::gdr::kMaxReadouts);
+
 Status generated_kernels_take(const Tensors& t) {
   const CallShape shape = call_shape(t);
-  if (shape.readouts <= mlir::gdr::kMaxReadouts) return Status::ok();
+  if (shape.readouts <= kMaxGeneratedReadouts) return Status::ok();
   return Status::error("query_heads: the generated routes read a state head out with at most " +
-                       std::to_string(mlir::gdr::kMaxReadouts) + " query heads, got " +
+                       std::to_string(kMaxGeneratedReadouts) + " query heads, got " +
                        std::to_string(shape.readouts) + " (query_heads=" + std::to_string(shape.query_heads) +
                        ", H=" + std::to_string(t.H) + ")");
 }

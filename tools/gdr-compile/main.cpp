@@ -465,6 +465,7 @@ int main(int argc, char** argv) {
   if (decay != "channel" && decay != "scalar")
     return usage_error("--decay: expected channel or scalar, got '" + decay + "'");
   spec.decay = decay == "scalar" ? gdr::DecayKind::Scalar : gdr::DecayKind::Channel;
-  if (gdr::Status s = flags.integer("--readouts", 1, 64, &spec.readouts); !s) return usage_error(s.message());
+  if (gdr::Status s = flags.integer("--readouts", 1, gdr::compiler::kMaxGeneratedReadouts, &spec.readouts); !s)
+    return usage_error(s.message());
   return route == "recurrent" ? compile_recurrent(flags, spec) : compile_chunked(flags, args, spec);
 }

@@ -26,8 +26,12 @@ inline KernelSpec kernel_spec(const Tensors& t) {
   return {t.K, t.V, t.decay_kind, call_shape(t).readouts};
 }
 
+// Query heads per state head the generated kernels read out at most (the
+// dialect's kMaxReadouts, Limits.h; variant.cpp checks they agree).
+constexpr int64_t kMaxGeneratedReadouts = 8;
+
 // Whether the generated routes take a call of t's (valid) sizes: at most
-// kMaxReadouts (Limits.h) query heads per state head. Checked before
+// kMaxGeneratedReadouts query heads per state head. Checked before
 // compiling, so that the error names the argument, not an attribute.
 Status generated_kernels_take(const Tensors& t);
 
