@@ -278,8 +278,8 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     // (IQR 80-95%: the candidates before evict the states), so the default
     // can miss the finalists by chance. K = V = 128, T = 1, 1 thread,
     // 2026-12-06, Sapphire Rapids: tuned at H = 32, every finalist tied and
-    // the simplest, w16-vt32-u1-p0, won; at H = 16 it then ran 1.37-1.45x
-    // the T = 0 copy where the default, w16-vt128-u1-p2, ran 1.10-1.13x.
+    // the simplest, w16-vt32-u1-p0, won; at H = 16 it then ran 1.37x its
+    // T = 0 call where the default, w16-vt128-u1-p2, ran 1.10-1.13x.
     for (Route r : {Route::Recurrent, Route::Chunked}) {
       const compiler::Variant v = compiler::default_variant(r, spec, plan_T, compiler::host_target());
       const int64_t width = r == Route::Recurrent ? v.recurrent.vector_width : v.chunked.vector_width;
