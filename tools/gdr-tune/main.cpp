@@ -295,7 +295,7 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
     for (const auto& [route, i] : c.winners)
       fresh.push_back({gdr::compiler::host_target().cpu, config.tune.K, config.tune.V, T_min, T_max, c.threads,
                        route, c.entries[i].candidate.schedule, c.entries[i].median_ns[c.final_round],
-                       config.tune.decay, config.tune.readouts, gdr::tune::recorded_call_form(config.tune)});
+                       config.tune.decay, config.tune.readouts, c.form});
   }
 
   // The peak again, keeping the better of the two: a busy moment at start

@@ -121,11 +121,11 @@ Route auto_choice(const CaseResult& c, const TuneOptions& o) {
     r.median_ns = c.entries[i].median_ns[c.final_round];
     r.decay = o.decay;
     r.readouts = o.readouts;
-    r.form = recorded_call_form(o);
+    r.form = c.form;
     records.push_back(r);
   }
   return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto,
-                        {o.K, o.V, o.decay, o.readouts}, c.T, c.threads, recorded_call_form(o))
+                        {o.K, o.V, o.decay, o.readouts}, c.T, c.threads, c.form)
       .variant.route;
 }
 

@@ -39,15 +39,6 @@ tools::Form call_form(const TuneOptions& options) {
   return f;
 }
 
-compiler::CallForm recorded_call_form(const TuneOptions& options) {
-  compiler::CallForm f;
-  f.layout = options.form.layout;
-  f.key_group = options.H / options.form.Hk(options.H);
-  f.varlen = !options.form.seqlens.empty();
-  f.in_place = options.form.in_place;
-  return f;
-}
-
 Checker::Checker(const TuneOptions& options, int threads)
     : K_(options.K), V_(options.V), threads_(threads) {
   const tools::Form f = call_form(options);
@@ -199,6 +190,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     return out;
   };
   test::Problem problem = timed_problem(options, T);
+  result.form = compiler::call_form_of(problem.tensors());
   // The T the routes plan such a call by (a varlen call's mean length):
   // the defaults below are what runs untuned.
   const int64_t plan_T = compiler::planned_T(T, static_cast<int64_t>(options.form.seqlens.size()));
@@ -273,8 +265,9 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     for (const auto& s : recurrent_fine(tiles, options.K))
       if (affordable()) round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
     if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
-    // Each route's default schedule (of the widths searched) is a finalist, so that a tie within
-    // noise keeps it (choose_winner). Decode's coarse round spreads widely
+    // Each route's default schedule (of the widths searched) is a
+    // finalist, so that a tie within noise keeps it (choose_winner).
+    // Decode's coarse round spreads widely
     // (IQR 80-95%: the candidates before evict the states), so the default
     // can miss the finalists by chance. K = V = 128, T = 1, 1 thread,
     // 2026-12-06, Sapphire Rapids: tuned at H = 32, every finalist tied and

@@ -81,13 +81,10 @@ struct TuneOptions {
 // readouts > 1, Hq = readouts H.
 tools::Form call_form(const TuneOptions& options);
 
-// The call form the database keys its records by (layout, key group,
-// varlen, in place; tuning_db.h).
-compiler::CallForm recorded_call_form(const TuneOptions& options);
-
 struct CaseResult {
   int64_t T = 0;
   int threads = 1;
+  compiler::CallForm form;     // the timed problem's (call_form_of): its records' key
   std::vector<Entry> entries;  // every candidate, excluded ones included
   // The round the winners come from: 2, or 1 when the budget was spent
   // before round 2; budget_cut: a round was stopped early or round 2 skipped.
