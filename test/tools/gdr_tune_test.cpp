@@ -308,6 +308,26 @@ TEST(Report, TimesInMicrosecondsBelowAMillisecond) {
   EXPECT_EQ(duration_text(12.34e6), "12.34 ms");
 }
 
+// Two threads that ran the FMA loop hardly faster than one: another
+// program shares the cores, and the report says so at the top.
+TEST(Report, SharedCoresAreSaid) {
+  bench::MachinePeak busy;
+  busy.fma_gflops_1t = 218.7, busy.fma_gflops_2t = 221.6;
+  const std::string warning = bench::shared_cores_warning(busy, 2);
+  EXPECT_NE(warning.find("1.01x"), std::string::npos) << warning;
+  bench::MachinePeak quiet = busy;
+  quiet.fma_gflops_2t = 419;
+  EXPECT_EQ(bench::shared_cores_warning(quiet, 2), "");
+  EXPECT_EQ(bench::shared_cores_warning(busy, 1), "");  // one core: 2 threads cannot be faster
+
+  ReportContext ctx;
+  ctx.options = tiny_recurrent_options();
+  ctx.peak = busy;
+  EXPECT_EQ(report_markdown(ctx, {}).find("another program"), std::string::npos);
+  ctx.shared_cores = warning;
+  EXPECT_NE(report_markdown(ctx, {}).find("- **" + warning + "**"), std::string::npos);
+}
+
 // Counts `what` in `text`.
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;

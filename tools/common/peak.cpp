@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -98,6 +99,17 @@ double fma_sample_ns(int threads, double* flops) {
   for (float r : results) sink = sink + r;
   *flops = 2.0 * kLanes * kChains * kIterations * threads;
   return ns;
+}
+
+std::string shared_cores_warning(const MachinePeak& peak, unsigned hardware_threads) {
+  if (hardware_threads < 2 || peak.fma_gflops_1t <= 0 || peak.fma_gflops_2t >= 1.5 * peak.fma_gflops_1t)
+    return "";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "warning: 2 threads ran the FMA loop at %.2fx 1 thread's speed: another program is "
+                "using the cores, so times on 2 or more threads do not show this machine",
+                peak.fma_gflops_2t / peak.fma_gflops_1t);
+  return line;
 }
 
 MachinePeak measure_peak() {

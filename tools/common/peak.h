@@ -2,6 +2,8 @@
 // read as a fraction of what this machine can do.
 #pragma once
 
+#include <string>
+
 namespace gdr::bench {
 
 struct MachinePeak {
@@ -11,6 +13,13 @@ struct MachinePeak {
 };
 
 MachinePeak measure_peak();
+
+// A line saying that another program shares the cores (empty if not): on a
+// machine with two or more hardware threads, two threads of the FMA loop
+// ran less than 1.5x one thread's throughput, so times on several threads
+// are not the machine's. Seen while a niced build ran beside gdr-bench on
+// the 2-core VM: 218.7 GFLOP/s on 1 thread, 221.6 on 2 (1.01x).
+std::string shared_cores_warning(const MachinePeak& peak, unsigned hardware_threads);
 
 // One short run of the FMA loop (about a millisecond) on `threads` threads,
 // timed: its nanoseconds, and in *flops the flops it ran. gdr-bench

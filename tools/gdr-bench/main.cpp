@@ -15,6 +15,7 @@
 #include <sstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -247,6 +248,8 @@ int main(int argc, char** argv) {
   const gdr::bench::MachinePeak peak = gdr::bench::measure_peak();
   std::printf("machine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2 (%d-bit vectors); copy %.1f GB/s\n\n",
               peak.fma_gflops_1t, peak.fma_gflops_2t, peak.vector_bits, peak.copy_gbps_1t);
+  if (std::string w = gdr::bench::shared_cores_warning(peak, std::thread::hardware_concurrency()); !w.empty())
+    std::printf("%s\n\n", w.c_str());
 
   std::printf("form: %s\n", gdr::tools::form_text(config.form).c_str());
   for (size_t i = 0; i < config.shapes.size(); ++i)

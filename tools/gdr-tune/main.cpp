@@ -17,6 +17,7 @@
 #include <new>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../common/exit_codes.h"
@@ -240,6 +241,9 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
   std::printf("host: %s\nmachine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2\nform: %s\n",
               context.machine.c_str(), context.peak.fma_gflops_1t, context.peak.fma_gflops_2t,
               gdr::tools::form_text(gdr::tune::call_form(config.tune)).c_str());
+  const unsigned hardware_threads = std::thread::hardware_concurrency();
+  if (std::string w = gdr::bench::shared_cores_warning(context.peak, hardware_threads); !w.empty())
+    std::printf("%s\n", w.c_str());
 
   const int check_threads = static_cast<int>(*std::max_element(config.threads.begin(), config.threads.end()));
   gdr::tune::Checker checker(config.tune, check_threads);
@@ -307,6 +311,7 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
     context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
     context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
   }
+  context.shared_cores = gdr::bench::shared_cores_warning(context.peak, hardware_threads);
 
   // The report first: it holds every measurement, the database only the
   // winners. The database is merged with what it held for other shapes and

@@ -137,6 +137,7 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
         " GFLOP/s on 1 thread, " + format("%.1f", ctx.peak.fma_gflops_2t) + " on 2 (" +
         std::to_string(ctx.peak.vector_bits) + "-bit vectors); copy " +
         format("%.1f", ctx.peak.copy_gbps_1t) + " GB/s\n";
+  if (!ctx.shared_cores.empty()) md += "- **" + ctx.shared_cores + "**\n";
   md += "- shape: B = " + std::to_string(o.B) + ", H = " + std::to_string(o.H) + ", K = " +
         std::to_string(o.K) + ", V = " + std::to_string(o.V) +
         "; form: " + tools::form_text(call_form(o)) +

@@ -18,6 +18,7 @@ struct ReportContext {
   std::string command;  // the command line, as run
   std::string machine;  // CPU, triple, LLVM
   bench::MachinePeak peak;
+  std::string shared_cores;  // bench::shared_cores_warning of the peak ("" if none)
   TuneOptions options;
   std::string db_path;  // where the winners went ("" if nowhere)
   std::string name;     // the prefix's file name, which the plots' links start with
