@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -78,6 +79,17 @@ void discard(const std::string& path, const DiskCache::FileId& id, const std::st
   counters().rejected++;
 }
 
+// A temporary of an entry: `<32 hex digits>.gdrk.tmp.<suffix>` (earlier
+// builds' suffixes were `<pid>.<count>`, this one's create_temporary's). The
+// folder may be one the user named (GDR_CACHE_DIR), holding other files.
+bool is_entry_temporary(const std::string& name) {
+  constexpr std::string_view kTail = ".gdrk.tmp.";
+  constexpr size_t kDigits = 32;
+  if (name.size() <= kDigits + kTail.size() || name.compare(kDigits, kTail.size(), kTail) != 0) return false;
+  return std::all_of(name.begin(), name.begin() + kDigits,
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 }  // namespace
 
 std::string disk_cache_dir_from_environment() {
@@ -138,7 +150,7 @@ bool DiskCache::load(const std::string& description, std::vector<char>* payload,
     counters().misses++;
     return false;
   }
-  support::sweep_stale_temporaries_once(dir_, ".gdrk");
+  support::sweep_stale_temporaries_once(dir_, ".gdrk", is_entry_temporary);
   if (::lstat(path.c_str(), &seen) != 0) {
     counters().misses++;
     return false;
@@ -219,7 +231,7 @@ void DiskCache::store(const std::string& description, const std::vector<char>& p
   std::string failure = created.message();
   if (created) {
     if (!trusted()) return;
-    support::sweep_stale_temporaries_once(dir_, ".gdrk");
+    support::sweep_stale_temporaries_once(dir_, ".gdrk", is_entry_temporary);
     failure = support::write_file_atomically(
         path,
         {std::string_view(reinterpret_cast<const char*>(&h), sizeof h), key,

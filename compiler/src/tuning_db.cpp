@@ -218,7 +218,10 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
   std::string text = std::string(kTuningDbHeader) + "\n" + kColumns + "\n";
   for (const TuningRecord& r : records) text += tuning_record_line(r) + "\n";
   const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-  support::sweep_stale_temporaries_once(dir, target.filename().string());
+  const std::string name = target.filename().string();
+  support::sweep_stale_temporaries_once(dir, name, [&](const std::string& file) {
+    return support::is_temporary_of(file, name);
+  });
   if (std::string failure = support::write_file_atomically(path, {text}); !failure.empty())
     return Status::error(path + ": cannot write it: " + failure);
   return Status::ok();

@@ -63,19 +63,29 @@ std::string write_file_atomically(const std::string& path, const std::vector<std
   return failure;
 }
 
-void sweep_stale_temporaries_once(const std::string& dir, const std::string& ending) {
+bool is_temporary_of(std::string_view name, std::string_view target) {
+  constexpr size_t kInfix = sizeof kTemporaryInfix - 1, kDigits = 16;
+  if (name.size() != target.size() + kInfix + kDigits || name.substr(0, target.size()) != target ||
+      name.substr(target.size(), kInfix) != kTemporaryInfix)
+    return false;
+  for (char c : name.substr(target.size() + kInfix))
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+void sweep_stale_temporaries_once(const std::string& dir, const std::string& kind,
+                                  const std::function<bool(const std::string& name)>& is_temporary) {
   static std::mutex mutex;
   static std::set<std::pair<std::string, std::string>> swept;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!swept.insert({dir, ending}).second) return;
+    if (!swept.insert({dir, kind}).second) return;
   }
-  const std::string infix = ending + kTemporaryInfix;
   namespace fs = std::filesystem;
   const auto now = fs::file_time_type::clock::now();
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename().string().find(infix) == std::string::npos) continue;
+    if (!is_temporary(it->path().filename().string())) continue;
     std::error_code file_ec;
     const auto written = fs::last_write_time(it->path(), file_ec);
     if (!file_ec && now - written > kStaleTemporaryAge) fs::remove(it->path(), file_ec);

@@ -402,15 +402,21 @@ TEST_F(DiskCacheTest, StaleTemporaryFilesAreSwept) {
   const std::string stale_old = cache.entry_path("b") + ".tmp.123.4";  // older builds' name
   const std::string fresh = cache.entry_path("c") + ".tmp.Zz9Yy8";
   const std::string other = dir_ + "/notes.tmp.txt";
-  for (const std::string& f : {stale_new, stale_old, fresh, other}) write_file(f, {'x'});
+  // GDR_CACHE_DIR may name a folder of the user's: names that only contain
+  // an entry temporary's tail are the user's (an earlier sweep deleted them).
+  const std::string users = dir_ + "/backup.gdrk.tmp.1";
+  const std::string longer = dir_ + "/x" + fs::path(cache.entry_path("d")).filename().string() + ".tmp.1";
+  for (const std::string& f : {stale_new, stale_old, fresh, other, users, longer}) write_file(f, {'x'});
   const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
-  for (const std::string& f : {stale_new, stale_old, other}) fs::last_write_time(f, two_hours_ago);
+  for (const std::string& f : {stale_new, stale_old, other, users, longer}) fs::last_write_time(f, two_hours_ago);
   std::vector<char> got;
   EXPECT_FALSE(cache.load("a", &got));
   EXPECT_FALSE(fs::exists(stale_new));
   EXPECT_FALSE(fs::exists(stale_old));
   EXPECT_TRUE(fs::exists(fresh));
   EXPECT_TRUE(fs::exists(other));
+  EXPECT_TRUE(fs::exists(users));
+  EXPECT_TRUE(fs::exists(longer));
 }
 
 // Another process may rename a good entry over a bad one between the read

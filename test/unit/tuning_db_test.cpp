@@ -111,7 +111,13 @@ TEST_F(TuningDbTest, WritesFollowTheUmaskAndSweepDeadWritersTemporaries) {
   namespace fs = std::filesystem;
   const std::string stale = path("tuning.db.tmp.0123456789abcdef");
   const std::string fresh = path("tuning.db.tmp.fedcba9876543210");
+  // The user's files in the folder, old too, whose names merely contain
+  // the temporaries' part (an earlier sweep deleted them).
+  const std::vector<std::string> users = {path("tuning.db.tmp.keep"), path("old-tuning.db.tmp.0123456789abcdef"),
+                                          path("tuning.db.tmp.0123456789abcdef.txt")};
   for (const std::string& f : {stale, fresh}) std::ofstream(f) << "x";
+  for (const std::string& f : users) std::ofstream(f) << "user's";
+  for (const std::string& f : users) fs::last_write_time(f, fs::file_time_type::clock::now() - std::chrono::hours(2));
   fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
   const mode_t old_mask = umask(077);
   const Status s = write_tuning_db(path("tuning.db"), {record("h", 0, 22, 1, Route::Recurrent, "w8-vt8-u1-p2", 5)});
@@ -120,6 +126,7 @@ TEST_F(TuningDbTest, WritesFollowTheUmaskAndSweepDeadWritersTemporaries) {
   EXPECT_EQ(fs::status(path("tuning.db")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(fresh));
+  for (const std::string& f : users) EXPECT_TRUE(fs::exists(f)) << f;
 }
 
 TEST_F(TuningDbTest, MissingFileIsEmptyAFolderIsAnError) {

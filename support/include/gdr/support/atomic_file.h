@@ -2,6 +2,7 @@
 // kernel cache's entries, the tuning database, the tools' outputs.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,11 +31,16 @@ std::string write_all(int fd, std::string_view data);
 std::string write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts,
                                   int mode = 0666);
 
-// Deletes the temporary files of create_temporary for files whose name ends
-// in `ending` (`*<ending>.tmp.*`) in `dir` that are older than an hour: a
-// writer takes seconds between creating and renaming, so an older one
-// belongs to a process that died in between. Once per (dir, ending) and
-// process.
-void sweep_stale_temporaries_once(const std::string& dir, const std::string& ending);
+// Whether the file name `name` is `<target>.tmp.<64 random bits>`, a name
+// create_temporary gives a temporary for a file named `target`.
+bool is_temporary_of(std::string_view name, std::string_view target);
+
+// Deletes the files in `dir` older than an hour whose names `is_temporary`
+// accepts: a writer takes seconds between creating and renaming, so an
+// older temporary belongs to a process that died in between. The names
+// must be gdr's own (is_temporary_of a file gdr writes there): a user's
+// folder holds the user's files too. Once per (dir, kind) and process.
+void sweep_stale_temporaries_once(const std::string& dir, const std::string& kind,
+                                  const std::function<bool(const std::string& name)>& is_temporary);
 
 }  // namespace gdr::support
