@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -43,7 +44,7 @@ uint16_t this_elf_machine() {
 #endif
 }
 
-Status read_library_facts(const std::string& path, const std::string& string_symbol, LibraryFacts* facts) {
+Status read_library_facts(const std::string& path, const std::vector<std::string>& symbols, LibraryFacts* facts) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error("cannot load kernel library " + path + ": " + std::strerror(errno));
   // Kernel libraries are small (a kernel, perhaps a Halide runtime): read it whole.
@@ -58,8 +59,8 @@ Status read_library_facts(const std::string& path, const std::string& string_sym
                          std::to_string(eh.e_type) + ")");
   LibraryFacts read;
   read.machine = eh.e_machine;
-  // .dynsym and the string table it links to; the symbol's address mapped
-  // to a file offset through the section that holds it.
+  // .dynsym and the string table it links to; a symbol's address mapped to
+  // a file offset through the section that holds it.
   std::vector<Elf64_Shdr> sections(eh.e_shnum);
   for (uint16_t i = 0; i < eh.e_shnum; ++i)
     if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
@@ -75,14 +76,17 @@ Status read_library_facts(const std::string& path, const std::string& string_sym
         continue;
       const uint64_t name_at = strtab.sh_offset + sym.st_name;
       if (name_at >= file.size()) continue;
-      const char* name = file.data() + name_at;
-      if (strnlen(name, file.size() - name_at) != string_symbol.size() || string_symbol != name) continue;
+      const std::string name(file.data() + name_at, strnlen(file.data() + name_at, file.size() - name_at));
+      if (std::find(symbols.begin(), symbols.end(), name) == symbols.end()) continue;
+      std::string& bytes = read.symbols[name];
       const Elf64_Shdr& holder = sections[sym.st_shndx];
       if (holder.sh_type == SHT_NOBITS || sym.st_value < holder.sh_addr) continue;
-      const uint64_t offset = holder.sh_offset + (sym.st_value - holder.sh_addr);
+      const uint64_t in_section = sym.st_value - holder.sh_addr;
+      if (in_section >= holder.sh_size) continue;
+      const uint64_t offset = holder.sh_offset + in_section;
+      const uint64_t size = sym.st_size > 0 ? std::min(sym.st_size, holder.sh_size - in_section) : holder.sh_size - in_section;
       if (offset >= file.size()) continue;
-      read.has_string = true;
-      read.string.assign(file.data() + offset, strnlen(file.data() + offset, file.size() - offset));
+      bytes.assign(file.data() + offset, std::min<uint64_t>(size, file.size() - offset));
     }
   }
   *facts = read;

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "cpu_features.h"
 #include "gdr/kernel_abi.h"
@@ -31,42 +32,51 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   if (path.empty()) return Status::error("kernel library path is empty");
   // dlopen searches the library path for a bare name; a file name means a file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
-  // Before dlopen runs any of it: the library's architecture, and the CPU
-  // features gdr-compile recorded for the kernel (older libraries have none:
-  // the vector check below is all there is for them).
-  LibraryFacts facts_on_disk;
-  if (Status s = read_library_facts(file, symbol + "_cpu_features", &facts_on_disk); !s)
+  // Before dlopen runs any of it (its initialisers): the library's
+  // architecture, that it is a kernel of gdr's (the entry point and its
+  // <symbol>_info table, read from the file), and the CPU features
+  // gdr-compile recorded for the kernel (older libraries have none: the
+  // vector check is all there is for them).
+  const std::string info_symbol = symbol + "_info", features_symbol = symbol + "_cpu_features";
+  LibraryFacts on_disk;
+  if (Status s = read_library_facts(file, {symbol, info_symbol, features_symbol}, &on_disk); !s)
     return Status::error(s.message());
-  if (this_elf_machine() != 0 && facts_on_disk.machine != this_elf_machine())
-    return Status::error(path + ": built for " + elf_machine_name(facts_on_disk.machine) + ", this program runs on " +
+  if (this_elf_machine() != 0 && on_disk.machine != this_elf_machine())
+    return Status::error(path + ": built for " + elf_machine_name(on_disk.machine) + ", this program runs on " +
                          elf_machine_name(this_elf_machine()) + " (build it with gdr-compile --target for this machine)");
-  if (facts_on_disk.has_string) {
+  if (const auto features = on_disk.symbols.find(features_symbol); features != on_disk.symbols.end()) {
     bool unknown = false;
-    const std::string missing = first_missing_cpu_feature(facts_on_disk.string, &unknown);
+    const std::string missing = first_missing_cpu_feature(features->second.c_str(), &unknown);
     if (!missing.empty())
       return Status::error(path + ": kernel '" + symbol + "' needs the CPU feature " + missing +
                            (unknown ? ", which this runtime cannot check" : ", which this CPU lacks") +
                            " (built for another CPU; build it with gdr-compile --target for this one)");
   }
+  if (!on_disk.symbols.count(symbol)) return Status::error(path + ": no kernel '" + symbol + "'");
+  const auto info_bytes = on_disk.symbols.find(info_symbol);
+  if (info_bytes == on_disk.symbols.end())
+    return Status::error(path + ": kernel '" + symbol + "' has no " + info_symbol + " (built before it existed?)");
+  int64_t table[GDR_KERNEL_INFO_FIELDS];
+  if (info_bytes->second.size() != sizeof table)
+    return Status::error(path + ": " + info_symbol + " is " + std::to_string(info_bytes->second.size()) +
+                         " bytes, not the " + std::to_string(sizeof table) + " of a gdr kernel's table");
+  std::memcpy(table, info_bytes->second.data(), sizeof table);
+  KernelInfo facts;
+  if (Status s = read_kernel_info(symbol, table, &facts); !s) return Status::error(path + ": " + s.message());
+  if (!cpu_runs(facts.vector_bits))
+    return Status::error(path + ": kernel '" + symbol + "' uses " + std::to_string(facts.vector_bits) +
+                         "-bit vectors, which this CPU does not run (build it for this CPU)");
   // RTLD_LOCAL: two libraries may hold kernels of the same name.
   void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char* why = dlerror();
     return Status::error("cannot load kernel library " + path + ": " + (why ? why : "unknown error"));
   }
-  auto fail = [&](const std::string& why) {
-    dlclose(library);
-    return Status::error(path + ": " + why);
-  };
   auto fn = reinterpret_cast<gdr_kernel_fn>(dlsym(library, symbol.c_str()));
-  if (!fn) return fail("no kernel '" + symbol + "'");
-  auto info = static_cast<const int64_t*>(dlsym(library, (symbol + "_info").c_str()));
-  if (!info) return fail("kernel '" + symbol + "' has no " + symbol + "_info (built before it existed?)");
-  KernelInfo facts;
-  if (Status s = read_kernel_info(symbol, info, &facts); !s) return fail(s.message());
-  if (!cpu_runs(facts.vector_bits))
-    return fail("kernel '" + symbol + "' uses " + std::to_string(facts.vector_bits) +
-                "-bit vectors, which this CPU does not run (build it for this CPU)");
+  if (!fn) {
+    dlclose(library);
+    return Status::error(path + ": no kernel '" + symbol + "'");
+  }
   *kernel = kernel_from_info(symbol, fn, facts);
   // A chunked library's bridge keeps its Halide errors' messages.
   kernel->error_message = reinterpret_cast<const char* (*)()>(dlsym(library, "gdr_halide_chunked_error"));

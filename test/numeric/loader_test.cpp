@@ -122,9 +122,12 @@ TEST(Loader, RunsTwoChunkedLibrariesInOneProcess) {
 
 // Refused before dlopen runs any of the library (the fake libraries'
 // constructor marks the process): another architecture, a CPU feature this
-// CPU lacks, one the runtime cannot check; each message names the file and
-// what is wrong, and the kernel is left as it was.
-TEST(Loader, RefusesLibrariesForAnotherMachineNamingFileAndFeature) {
+// CPU lacks, one the runtime cannot check, a library that is not a kernel
+// of gdr's (no entry point, no table, a short table) or one for an older
+// kernel ABI; each message names the file and what is wrong, and the kernel
+// is left as it was. (dlopen ran the constructors of all but the first
+// three before their symbols were looked for.)
+TEST(Loader, RefusesWhatIsNotAKernelForThisMachineBeforeRunningAnyOfIt) {
   struct Case {
     std::string path, symbol, expect;
   };
@@ -137,6 +140,14 @@ TEST(Loader, RefusesLibrariesForAnotherMachineNamingFileAndFeature) {
       {GDR_TEST_UNKNOWN_LIBRARY, "gdr_fake_kernel",
        std::string(GDR_TEST_UNKNOWN_LIBRARY) +
            ": kernel 'gdr_fake_kernel' needs the CPU feature amx-tile, which this runtime cannot check"},
+      {GDR_TEST_FOREIGN_LIBRARY, "gdr_fake_kernel",
+       std::string(GDR_TEST_FOREIGN_LIBRARY) + ": no kernel 'gdr_fake_kernel'"},
+      {GDR_TEST_NO_INFO_LIBRARY, "gdr_fake_kernel",
+       std::string(GDR_TEST_NO_INFO_LIBRARY) + ": kernel 'gdr_fake_kernel' has no gdr_fake_kernel_info"},
+      {GDR_TEST_SHORT_INFO_LIBRARY, "gdr_fake_kernel",
+       std::string(GDR_TEST_SHORT_INFO_LIBRARY) + ": gdr_fake_kernel_info is 24 bytes, not the 72 of a gdr kernel's table"},
+      {GDR_TEST_OLD_ABI_LIBRARY, "gdr_fake_kernel",
+       std::string(GDR_TEST_OLD_ABI_LIBRARY) + ": kernel 'gdr_fake_kernel' was built for kernel ABI version 1"},
   };
   for (const Case& c : cases) {
     Kernel k;
