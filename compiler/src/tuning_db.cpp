@@ -222,7 +222,9 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
   support::sweep_stale_temporaries_once(dir, name, [&](const std::string& file) {
     return support::is_temporary_of(file, name);
   });
-  if (std::string failure = support::write_file_atomically(path, {text}); !failure.empty())
+  // 0644 less the umask: never writable by the group (a umask of 002 would
+  // give 0664), which read_tuning_db would refuse.
+  if (std::string failure = support::write_file_atomically(path, {text}, 0644); !failure.empty())
     return Status::error(path + ": cannot write it: " + failure);
   return Status::ok();
 }

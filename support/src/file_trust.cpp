@@ -38,7 +38,15 @@ std::string why_folder_untrusted(const std::string& dir) {
   return "";
 }
 
-std::string why_file_untrusted(const struct stat& info) { return owner_problem(info); }
+std::string why_file_untrusted(const struct stat& info) {
+  if (std::string why = owner_problem(info); !why.empty()) return why;
+  // Writing a file takes no right on its folder: a file others may write
+  // could be rewritten, checksum and all, in a folder they cannot.
+  if (info.st_mode & (S_IWGRP | S_IWOTH))
+    return std::string("is writable by ") + ((info.st_mode & S_IWOTH) ? "others" : "its group") + " (mode " +
+           octal_mode(info.st_mode) + ")";
+  return "";
+}
 
 Status create_private_folders(const std::string& dir) {
   namespace fs = std::filesystem;

@@ -532,6 +532,16 @@ TEST_F(UntrustedCacheTest, EntryOfAnotherUserIsNotRun) {
   expect_entry_not_used("is owned by uid " + std::to_string(kOtherUid) + ", not by this user");
 }
 
+// Writing a file takes no right on its folder: an entry others (or its
+// group) may write could be rewritten, checksum and all.
+TEST_F(UntrustedCacheTest, EntryWritableByOthersOrItsGroupIsNotRun) {
+  compile_and_check("cold");
+  ASSERT_EQ(::chmod(entry_path().c_str(), 0666), 0);
+  expect_entry_not_used("is writable by others (mode 0666), not used");
+  ASSERT_EQ(::chmod(entry_path().c_str(), 0664), 0);
+  expect_entry_not_used("is writable by its group (mode 0664), not used");
+}
+
 TEST_F(UntrustedCacheTest, SymbolicLinkEntryIsNotFollowed) {
   // To an intact entry elsewhere: still not used; to /dev/zero: no read at all.
   compile_and_check("cold");

@@ -323,6 +323,26 @@ TEST_F(TuningDbTest, ForeignFifoAndDeviceDatabasesAreRefused) {
             std::string::npos) << err;
 }
 
+// A database its group or others may write is not read (its records choose
+// the code that runs); one gdr writes under a umask of 002 is not such a
+// file.
+TEST_F(TuningDbTest, DatabasesOthersMayWriteAreRefusedAndNeverWritten) {
+  const std::vector<TuningRecord> records = {record("cpu", 0, 1, 1, Route::Recurrent, "w16-vt16-u1", 1, 8, 8)};
+  const mode_t old_mask = umask(002);
+  const Status written = write_tuning_db(path("team.db"), records);
+  umask(old_mask);
+  ASSERT_TRUE(written) << written.message();
+  EXPECT_EQ(load_tuning_db(path("team.db"), host("cpu")).records().size(), 1u);
+  for (const auto& [mode, who] : {std::pair<mode_t, std::string>{0664, "its group (mode 0664)"},
+                                  {0646, "others (mode 0646)"}}) {
+    ASSERT_EQ(::chmod(path("team.db").c_str(), mode), 0);
+    TuningDbFile read;
+    const Status s = read_tuning_db(path("team.db"), &read);
+    ASSERT_FALSE(s) << who;
+    EXPECT_NE(s.message().find(path("team.db") + ": is writable by " + who), std::string::npos) << s.message();
+  }
+}
+
 // Twenty thousand records of other hardware (a database shared across a
 // fleet) give one line, with their count.
 TEST_F(TuningDbTest, ManyRecordsThatDoNotFitGiveOneLine) {

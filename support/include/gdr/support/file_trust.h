@@ -1,9 +1,9 @@
 // Whether gdr may trust what it finds on disk: code it executes (the kernel
 // cache) and the records that choose it (the tuning database). As OpenSSH
 // and git judge such files, ownership is the security boundary: a folder
-// another user can write, or a file another user owns, is not used. The
-// entries' checksums only catch damage; anyone who can write a file can
-// recompute them.
+// or file another user can write, or a file another user owns, is not
+// used. The entries' checksums only catch damage; anyone who can write a
+// file can recompute them.
 #pragma once
 
 #include <sys/stat.h>
@@ -19,8 +19,9 @@ namespace gdr::support {
 // by this user (uid 0)", "is writable by others (mode 1777)", ...).
 std::string why_folder_untrusted(const std::string& dir);
 
-// "" if `info` (fstat of an open file) is owned by the effective user, else
-// why not.
+// "" if `info` (fstat of an open file) is owned by the effective user and
+// writable by neither its group nor others, else why not ("is writable by
+// others (mode 0666)", ...).
 std::string why_file_untrusted(const struct stat& info);
 
 // Creates `dir` and its missing parents with mode 0700, so that whatever the
