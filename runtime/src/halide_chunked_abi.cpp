@@ -94,10 +94,33 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
   const int32_t R = static_cast<int32_t>(a->readouts);
   const int64_t query_readout = R > 1 ? a->query_readout_stride : 0;
   const int64_t out_readout = R > 1 ? a->out_readout_stride : 0;
-  if (std::max(query_readout, out_readout) > INT32_MAX) {
-    record_error("chunked kernel: a readout stride exceeds Halide's 2^31 - 1 elements");
-    return 3;
-  }
+  // Halide refuses a buffer one of whose dimensions spans (extent x stride)
+  // more than 2^31 - 1 elements. Checked before anything is written, with
+  // a whole chunk's rows whatever this task's length: the strides are the
+  // call's, so every task of a call refuses alike and none writes.
+  const struct {
+    const char* what;
+    int64_t extent, stride;
+  } spans[] = {{"query's readouts", R, query_readout},
+               {"out's readouts", R, out_readout},
+               {"query's tokens", chunk, a->query_token_stride},
+               {"key's tokens", chunk, a->key_token_stride},
+               {"value's tokens", chunk, a->value_token_stride},
+               {"decay's tokens", chunk, a->decay_token_stride},
+               {"beta's tokens", chunk, a->beta_token_stride},
+               {"out's tokens", chunk, a->out_token_stride},
+               {"the state's rows", K, V}};
+  for (const auto& span : spans)
+    if (span.extent > 1 && span.stride > INT32_MAX / span.extent) {
+      char message[256];
+      std::snprintf(message, sizeof message,
+                    "chunked kernel: %s span %lld elements (%lld, %lld apart), more than Halide's 2^31 - 1 "
+                    "(the recurrent route has no such limit)",
+                    span.what, static_cast<long long>(span.extent) * span.stride,
+                    static_cast<long long>(span.extent), static_cast<long long>(span.stride));
+      record_error(message);
+      return 3;
+    }
   const float* s0 = a->initial_state;
   float* final_state = a->final_state;
   if (chunks == 0) {

@@ -3,9 +3,11 @@
 // unequal K and V, column splits and sequences split across calls.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "chunked_route.h"
 #include "gdr/halide_chunked_abi.h"
@@ -133,15 +135,27 @@ TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
   EXPECT_NE(one.kernel.fn(&a), 0);
   EXPECT_NE(std::string(halide_chunked_error()).find(".extent.2 (2) == 1 (1)"), std::string::npos)
       << halide_chunked_error();
-  // Halide's strides are int32: a readout stride past them is code 3 (head-
-  // major, T·K > 2^31 - 1), never a wrapped stride.
+  // Halide's buffers span at most 2^31 - 1 elements a dimension: readouts
+  // that span more (head-major, R·T·K) are code 3, never a wrapped stride,
+  // and refused before anything is written, by every task of the call: an
+  // empty sequence's task too (it copies its state otherwise), so that no
+  // task writes before another fails (found by an audit: 8 readouts
+  // 306783488 apart).
   ChunkedSpec readouts2{24, 40, schedules::default_schedule()};
   readouts2.readouts = 2;
   const compiler::CompiledKernel& two = compiler::compile_chunked(readouts2);
   ASSERT_TRUE(two.status) << two.status.message();
-  a.query_readout_stride = int64_t{1} << 31;
-  EXPECT_EQ(two.kernel.fn(&a), 3);
-  EXPECT_NE(std::string(halide_chunked_error()).find("readout stride"), std::string::npos);
+  for (const int64_t T : {int64_t{10}, int64_t{0}}) {
+    gdr_kernel_args big = a;
+    big.T = T;
+    big.query_readout_stride = int64_t{1} << 30;  // 2 readouts: 2^31 elements
+    std::vector<float> final_state(24 * 40, -7.f);
+    big.final_state = final_state.data();
+    EXPECT_EQ(two.kernel.fn(&big), 3) << "T = " << T;
+    EXPECT_NE(std::string(halide_chunked_error()).find("query's readouts span 2147483648 elements (2, 1073741824 apart)"),
+              std::string::npos) << halide_chunked_error();
+    EXPECT_EQ(std::count(final_state.begin(), final_state.end(), -7.f), 24 * 40) << "T = " << T << ": written";
+  }
   a.query_readout_stride = 10 * 24;
   EXPECT_EQ(two.kernel.fn(&a), 0);
 }
