@@ -1,13 +1,16 @@
 #include "gdr/support/staged_outputs.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 
 #include "gdr/support/atomic_file.h"
 #include "gdr/support/regular_file.h"
@@ -21,6 +24,69 @@ std::string folder_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
 }
+
+// The temporaries of the process's live StagedOutputs, for a signal that
+// ends the process (Ctrl-C, kill) to delete: a handler may only unlink
+// (async-signal-safe), so the paths sit in fixed slots, each live only once
+// its path is whole. More outputs than slots at once lose only this.
+class LiveTemporaries {
+ public:
+  // The slot now holding `path` (its temporary), or -1 if none was free.
+  int add(const std::string& path) {
+    if (path.size() >= kPathBytes) return -1;
+    install_handlers_once();
+    for (int i = 0; i < kSlots; ++i) {
+      int expected = kFree;
+      if (!slots_[i].state.compare_exchange_strong(expected, kFilling)) continue;
+      std::memcpy(slots_[i].path, path.c_str(), path.size() + 1);
+      slots_[i].state.store(kLive);
+      return i;
+    }
+    return -1;
+  }
+  void remove(int slot) {
+    if (slot >= 0) slots_[slot].state.store(kFree);
+  }
+
+  static LiveTemporaries& instance() {
+    static LiveTemporaries live;
+    return live;
+  }
+
+ private:
+  static constexpr int kSlots = 64, kPathBytes = 4096;
+  enum : int { kFree, kFilling, kLive };
+  struct Slot {
+    std::atomic<int> state{kFree};
+    char path[kPathBytes];
+  };
+
+  // On signals that end a process by default: only where the program left
+  // the default (a handler of its own is its business).
+  static void install_handlers_once() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+        struct sigaction now;
+        if (::sigaction(sig, nullptr, &now) != 0 || now.sa_handler != SIG_DFL) continue;
+        struct sigaction ours {};
+        ours.sa_handler = &on_signal;
+        sigemptyset(&ours.sa_mask);
+        ours.sa_flags = SA_RESETHAND;  // the default again: re-raised below, it ends the process
+        ::sigaction(sig, &ours, nullptr);
+      }
+    });
+  }
+  static void on_signal(int sig) {
+    const int saved = errno;
+    for (Slot& slot : instance().slots_)
+      if (slot.state.load() == kLive) ::unlink(slot.path);
+    errno = saved;
+    ::raise(sig);
+  }
+
+  Slot slots_[kSlots];
+};
 
 }  // namespace
 
@@ -42,6 +108,14 @@ StagedOutputs::~StagedOutputs() {
 
 void StagedOutputs::remove_temporaries() {
   for (const Output& o : outputs_) std::remove(o.temporary.c_str());
+  forget_temporaries();
+}
+
+void StagedOutputs::forget_temporaries() {
+  for (Output& o : outputs_) {
+    LiveTemporaries::instance().remove(o.live_slot);
+    o.live_slot = -1;
+  }
 }
 
 Status StagedOutputs::add(const std::string& what, const std::string& path, size_t* index) {
@@ -59,9 +133,10 @@ Status StagedOutputs::add(const std::string& what, const std::string& path, size
   for (const Output& o : outputs_)
     if (same_file(o.path, path)) return refuse("is the same file as " + o.what);
 
-  Output output{what, path, ""};
+  Output output{what, path, "", -1};
   const int fd = create_temporary(path, 0666, &output.temporary);
   if (fd < 0) return refuse("cannot create a file in " + folder + ": " + std::strerror(errno));
+  output.live_slot = LiveTemporaries::instance().add(output.temporary);
   // A replaced file keeps its permissions, as editors and `sed -i` do.
   if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) ::fchmod(fd, info.st_mode & 07777);
   ::close(fd);
@@ -103,6 +178,7 @@ Status StagedOutputs::commit() {
   }
   for (const std::string& b : backups)
     if (!b.empty()) std::remove(b.c_str());
+  forget_temporaries();  // renamed: they are the outputs now
   committed_ = true;
   return Status::ok();
 }

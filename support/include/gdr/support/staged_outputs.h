@@ -3,7 +3,9 @@
 // folder, two outputs that are one file), written to its own temporary file
 // next to it, and renamed into place only when every output is complete; a
 // failure, or an uncommitted set going out of scope, leaves every file that
-// existed before exactly as it was and no temporary behind.
+// existed before exactly as it was and no temporary behind; so does a signal
+// that ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, where the program
+// left their default action), whose handler deletes the live temporaries.
 #pragma once
 
 #include <string>
@@ -44,8 +46,10 @@ class StagedOutputs {
  private:
   struct Output {
     std::string what, path, temporary;
+    int live_slot;  // where a signal's handler finds the temporary (-1: nowhere)
   };
   void remove_temporaries();
+  void forget_temporaries();  // no longer the signal handler's to delete
 
   std::vector<Output> outputs_;
   bool committed_ = false;
