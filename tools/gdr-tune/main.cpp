@@ -70,16 +70,28 @@ struct Config {
   double budget_seconds = 0;  // --budget; 0: none
 };
 
-// Why a file cannot be written at `file`: its folder is created, then a
-// unique file made there and removed; "" if it can. Run while parsing the
-// flags, so that a bad path fails before the tuning, not after it.
+// Why a file cannot be written at `file`, "" if it can: in an existing
+// folder a unique file is made there and removed; a missing folder's
+// nearest existing ancestor must be a folder this user may create folders
+// in (they are created when the outputs are written). Run while parsing
+// the flags, so that a bad path fails before the tuning, not after it, and
+// a refused command line creates nothing.
 std::string cannot_write(const std::string& file) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path parent = fs::path(file).parent_path();
   const std::string folder = parent.empty() ? "." : parent.string();
-  fs::create_directories(folder, ec);
-  if (ec) return "cannot create the folder " + folder + ": " + ec.message();
+  if (!fs::exists(folder, ec)) {
+    fs::path existing = fs::absolute(folder, ec);
+    while (existing.has_parent_path() && existing != existing.parent_path() && !fs::exists(existing, ec))
+      existing = existing.parent_path();
+    if (!fs::is_directory(existing, ec))
+      return "cannot create the folder " + folder + ": " + existing.string() + " is not a folder";
+    if (::access(existing.c_str(), W_OK | X_OK) != 0)
+      return "cannot create the folder " + folder + " in " + existing.string() + ": " + std::strerror(errno);
+    return "";
+  }
+  if (!fs::is_directory(folder, ec)) return "cannot write in " + folder + ": not a folder";
   std::string probe = folder + "/.gdr-tune-probe.XXXXXX";
   const int fd = ::mkstemp(probe.data());
   if (fd < 0) return "cannot write in the folder " + folder + ": " + std::strerror(errno);
