@@ -26,12 +26,6 @@ class GeneratedRouteTest : public ::testing::TestWithParam<Route> {
     o.threads = threads;
     return o;
   }
-  // The chunked route computes a chunk as one block, so a NaN at token t
-  // also reaches the earlier tokens of t's chunk (0 * NaN); 128 covers
-  // every chunk size it has.
-  int64_t clean_before(int64_t t) const {
-    return GetParam() == Route::Chunked ? t / 128 * 128 : t;
-  }
 };
 
 TEST_P(GeneratedRouteTest, LongSequencesMeetTheContract) {
@@ -63,7 +57,7 @@ TEST_P(GeneratedRouteTest, NaNInputsPropagateAsInTheRecurrence) {
       for (int64_t c = 0; c < V; ++c) {
         const float head0 = p.out[s2 * V + c], head1 = p.out[(T + s2) * V + c];
         EXPECT_TRUE(std::isfinite(head1)) << which << " leaked into head 1 at " << s2;
-        if (s2 < clean_before(t)) EXPECT_TRUE(std::isfinite(head0)) << which << " token " << s2;
+        if (s2 < t) EXPECT_TRUE(std::isfinite(head0)) << which << " token " << s2;
         if (s2 == t) EXPECT_TRUE(std::isnan(head0)) << which << " column " << c;
       }
   }
@@ -77,7 +71,7 @@ TEST_P(GeneratedRouteTest, InfInOneValueColumnStaysInThatColumn) {
   ASSERT_TRUE(run(p.tensors(), options()));
   for (int64_t s = 0; s < T; ++s)
     for (int64_t c = 0; c < V; ++c) {
-      if (c != col || s < clean_before(t))
+      if (c != col || s < t)
         EXPECT_TRUE(std::isfinite(p.out[s * V + c])) << "token " << s << " column " << c;
     }
   EXPECT_FALSE(std::isfinite(p.out[t * V + col]));
