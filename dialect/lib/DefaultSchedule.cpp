@@ -45,19 +45,23 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   const int64_t maxVectors = (width >= 16 && notIntel) || (registers < 32 && !sse) ? 2 : 4;
   const int64_t vectors = std::clamp<int64_t>((32 * 1024) / (k * width * 4), 1, maxVectors);
   // AVX2's pairs of 2 vectors sweep K = 64 rows two at a time (below; the
-  // verifier wants unroll <= k). So do Intel's 2-vector tiles of 16 floats
-  // (K = 171 to 256): a row's 12 FMAs come with 8 loads, 2 stores and the loop's
-  // 3, close to what the core renames in the 6 cycles the FMAs take.
-  // gdr-bench, 2026-12-06, Ice Lake Xeon, K = V = 256, H = 16, unroll 1 ->
-  // 2, ms: T = 512 29.1 -> 27.0 and 29.4 -> 27.8 (1 thread), 12.4 -> 12.0
-  // and 14.4 -> 13.9 (2); T = 128 7.05 -> 6.64, 6.24 -> 6.10; T = 2048
-  // 112 -> 108, 107 -> 100; B = 16, T = 2048 1629 -> 1590, 1720 -> 1704;
-  // unroll 4 as 2. At K = 128 and 64 the same tiles took within 2% either
-  // way; 4-vector tiles at unroll 2 spill (58% of peak against 88%).
+  // verifier wants unroll <= k). Intel's 2-vector tiles of 16 floats
+  // (K = 171 to 256) sweep four: a row's 12 FMAs come with 8 loads, 2 stores
+  // and the loop's 3, close to what the core renames in the 6 cycles the
+  // FMAs take. gdr-bench, 2026-12-06, Ice Lake Xeon, K = V = 256, H = 16,
+  // unroll 1 -> 2, ms: T = 512 29.1 -> 27.0 and 29.4 -> 27.8 (1 thread),
+  // 12.4 -> 12.0 and 14.4 -> 13.9 (2); T = 128 7.05 -> 6.64, 6.24 -> 6.10;
+  // T = 2048 112 -> 108, 107 -> 100; B = 16, T = 2048 1629 -> 1590, 1720 ->
+  // 1704; unroll 4 as 2 there. On Sapphire Rapids (AOT kernels alternated
+  // in one process, medians, 2026-12-06) unroll 2 -> 4: T = 512 28.80 ->
+  // 27.86 and 28.03 -> 27.64 ms (1 thread), 14.01 -> 13.63 (2), token-major
+  // 29.10 -> 28.79; T = 128 6.61 -> 6.46; unroll 8 as 4. At K = 128 and 64
+  // the same tiles took within 2% either way; 4-vector tiles at unroll 2
+  // spill (58% of peak against 88%).
   // One-group blocks (decode) step one row at a time (LowerRecurrent's
   // oneGroupBlock).
   const int64_t unroll = registers < 32 && !sse && k <= 64   ? std::min<int64_t>(k, 2)
-                         : registers == 32 && width >= 16 && vectors == 2 && !notIntel ? 2
+                         : registers == 32 && width >= 16 && vectors == 2 && !notIntel ? 4
                                                                                       : 1;
   // Prefetch 2 tokens ahead: same machine and shape, 2026-11-30, medians of
   // 21 interleaved runs: 1 thread 13.70 -> 13.11 ms, 2 threads 6.77 ->

@@ -195,10 +195,10 @@ TEST(Variant, DefaultsOfEachRoute) {
   // Decode widens the tile to 8 vectors; V clamps it to its whole vectors.
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 128}, 1, wide).recurrent.v_tile, 128);
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 40}, 512, wide).recurrent.v_tile, 32);
-  // K = 256: 2 vectors of 16 on Intel's cores, two rows a step (not at
+  // K = 256: 2 vectors of 16 on Intel's cores, four rows a step (not at
   // decode, whose wider tile steps one); one row on AMD's.
   EXPECT_EQ(default_variant(Route::Recurrent, {256, 256}, 512, wide).recurrent,
-            (RecurrentSchedule{16, 32, 2, 2}));
+            (RecurrentSchedule{16, 32, 4, 2}));
   EXPECT_EQ(default_variant(Route::Recurrent, {256, 256}, 1, wide).recurrent, (RecurrentSchedule{16, 128, 1, 2}));
   EXPECT_EQ(dialect_default_recurrent(256, zen).unroll, 1);
   EXPECT_EQ(default_variant(Route::Recurrent, {128, 8}, 512, wide).recurrent.v_tile, 16);
