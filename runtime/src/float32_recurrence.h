@@ -1,7 +1,7 @@
 // The float32 recurrence in the contract's loop order, over one task's
 // arguments: the reference kernel (the accuracy yardstick and the
-// runtime's fallback route) and the chunked kernels' route for a chunk
-// whose inputs are not all finite (halide_chunked_abi.cpp). Any K, V, decay
+// runtime's fallback route) and the chunked kernels' rerun of a chunk's
+// columns whose outputs are not all finite (halide_chunked_abi.cpp). Any K, V, decay
 // kind and number of readouts; columns [v_begin, v_end).
 #pragma once
 

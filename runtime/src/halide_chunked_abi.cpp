@@ -132,9 +132,10 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
     if (span.extent > 1 && span.stride > INT32_MAX / span.extent) {
       char message[256];
       std::snprintf(message, sizeof message,
-                    "chunked kernel: %s span %lld elements (%lld, %lld apart), more than Halide's 2^31 - 1 "
+                    "chunked kernel: %s span %llu elements (%lld, %lld apart), more than Halide's 2^31 - 1 "
                     "(the recurrent route has no such limit)",
-                    span.what, static_cast<long long>(span.extent) * span.stride,
+                    span.what,
+                    static_cast<unsigned long long>(span.extent) * static_cast<unsigned long long>(span.stride),
                     static_cast<long long>(span.extent), static_cast<long long>(span.stride));
       record_error(message);
       return 3;
@@ -194,23 +195,38 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
     // A NaN or infinity in the chunk's inputs meets the exact zeros of its
     // products (the triangles of its matrices), and 0 x NaN = NaN reaches
     // the chunk's earlier tokens too. Every such input shows in an output of
-    // its token (the recurrence's), so a chunk whose outputs, still in
-    // cache, are not all finite runs again as the recurrence, from its
-    // initial state, which the contract's propagation is. gdr-bench --impl
-    // chunked, K = V = 128, H = 32, T = 512, 1 thread, alternated with the
-    // check off (2026-12-06, Sapphire Rapids): this check 0.98-1.06x
-    // (median 1.016x, 6 runs); checking the inputs before the chunk
-    // instead 1.05-1.10x at K = 128 and 256 (they come from memory).
+    // its token (the recurrence's), so the columns whose outputs, still in
+    // cache, are not all finite run again as the recurrence, from the
+    // chunk's initial state, which the contract's propagation is. Column by
+    // column (both algorithms keep columns apart): the other columns keep
+    // their bits whatever the call's column parts. gdr-bench --impl chunked,
+    // K = V = 128, H = 32, T = 512, 1 thread, alternated with the check off
+    // (2026-12-06, Sapphire Rapids): this check 0.98-1.06x (median 1.016x,
+    // 6 runs); checking the inputs before the chunk instead 1.05-1.10x at
+    // K = 128 and 256 (they come from memory).
     bool finite = true;
     for (int32_t g = 0; g < R && finite; ++g)
       finite = !any_non_finite(out + g * out_readout + v0, L, a->out_token_stride, width);
-    if (!finite) {
-      gdr_kernel_args c = *a;
-      c.T = L;
-      c.query = query, c.key = key, c.value = value, c.decay = decay, c.out = out;
-      c.beta = a->beta + t0 * a->beta_token_stride;
-      c.initial_state = state_in, c.final_state = state_out;
-      float32_recurrence(&c);
+    for (int64_t c = v0; !finite && c < v0 + width;) {
+      auto column_finite = [&](int64_t col) {
+        for (int32_t g = 0; g < R; ++g)
+          if (any_non_finite(out + g * out_readout + col, L, a->out_token_stride, 1)) return false;
+        return true;
+      };
+      if (column_finite(c)) {
+        ++c;
+        continue;
+      }
+      int64_t end = c + 1;
+      while (end < v0 + width && !column_finite(end)) ++end;
+      gdr_kernel_args run = *a;
+      run.T = L;
+      run.query = query, run.key = key, run.value = value, run.decay = decay, run.out = out;
+      run.beta = a->beta + t0 * a->beta_token_stride;
+      run.initial_state = state_in, run.final_state = state_out;
+      run.v_begin = c, run.v_end = end;
+      float32_recurrence(&run);
+      c = end;
     }
     state_in = state_out;
   }

@@ -57,6 +57,14 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   if (info_bytes == on_disk.symbols.end())
     return Status::error(path + ": kernel '" + symbol + "' has no " + info_symbol + " (built before it existed?)");
   int64_t table[GDR_KERNEL_INFO_FIELDS];
+  // The version first: the table's length changed with the ABI.
+  if (int64_t version; info_bytes->second.size() >= sizeof version) {
+    std::memcpy(&version, info_bytes->second.data(), sizeof version);
+    if (version != GDR_KERNEL_ABI_VERSION)
+      return Status::error(path + ": kernel '" + symbol + "' was built for kernel ABI version " +
+                           std::to_string(version) + ", this runtime speaks " +
+                           std::to_string(GDR_KERNEL_ABI_VERSION));
+  }
   if (info_bytes->second.size() != sizeof table)
     return Status::error(path + ": " + info_symbol + " is " + std::to_string(info_bytes->second.size()) +
                          " bytes, not the " + std::to_string(sizeof table) + " of a gdr kernel's table");

@@ -19,6 +19,13 @@ std::string octal_mode(mode_t mode) {
   return text;
 }
 
+// Why `info`'s group or others may write it, "" if they may not.
+std::string writable_by_others(const struct stat& info) {
+  if (!(info.st_mode & (S_IWGRP | S_IWOTH))) return "";
+  return std::string("is writable by ") + ((info.st_mode & S_IWOTH) ? "others" : "its group") + " (mode " +
+         octal_mode(info.st_mode) + ")";
+}
+
 std::string owner_problem(const struct stat& info) {
   if (info.st_uid == ::geteuid()) return "";
   return "is owned by uid " + std::to_string(info.st_uid) + ", not by this user (uid " +
@@ -32,20 +39,14 @@ std::string why_folder_untrusted(const std::string& dir) {
   if (::stat(dir.c_str(), &info) != 0) return std::string("cannot be checked: ") + std::strerror(errno);
   if (!S_ISDIR(info.st_mode)) return "is " + file_kind(info.st_mode) + ", not a folder";
   if (std::string why = owner_problem(info); !why.empty()) return why;
-  if (info.st_mode & (S_IWGRP | S_IWOTH))
-    return std::string("is writable by ") + ((info.st_mode & S_IWOTH) ? "others" : "its group") +
-           " (mode " + octal_mode(info.st_mode) + ")";
-  return "";
+  return writable_by_others(info);
 }
 
 std::string why_file_untrusted(const struct stat& info) {
   if (std::string why = owner_problem(info); !why.empty()) return why;
   // Writing a file takes no right on its folder: a file others may write
   // could be rewritten, checksum and all, in a folder they cannot.
-  if (info.st_mode & (S_IWGRP | S_IWOTH))
-    return std::string("is writable by ") + ((info.st_mode & S_IWOTH) ? "others" : "its group") + " (mode " +
-           octal_mode(info.st_mode) + ")";
-  return "";
+  return writable_by_others(info);
 }
 
 Status create_private_folders(const std::string& dir) {

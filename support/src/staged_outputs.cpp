@@ -25,6 +25,33 @@ std::string folder_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
+// The signals whose default ends the process, which StagedOutputs clean up after.
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+sigset_t ending_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kEndingSignals) sigaddset(&set, sig);
+  return set;
+}
+
+// Holds those signals back on this thread while it lives: between creating
+// a temporary and noting it for the handler, and while commit() renames
+// (a signal then would leave old and new outputs mixed, or a backup).
+class HoldEndingSignals {
+ public:
+  HoldEndingSignals() {
+    const sigset_t set = ending_signals();
+    ::pthread_sigmask(SIG_BLOCK, &set, &saved_);
+  }
+  ~HoldEndingSignals() { ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+  HoldEndingSignals(const HoldEndingSignals&) = delete;
+  HoldEndingSignals& operator=(const HoldEndingSignals&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
 // The temporaries of the process's live StagedOutputs, for a signal that
 // ends the process (Ctrl-C, kill) to delete: a handler may only unlink
 // (async-signal-safe), so the paths sit in fixed slots, each live only once
@@ -66,12 +93,12 @@ class LiveTemporaries {
   static void install_handlers_once() {
     static std::once_flag once;
     std::call_once(once, [] {
-      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+      for (int sig : kEndingSignals) {
         struct sigaction now;
         if (::sigaction(sig, nullptr, &now) != 0 || now.sa_handler != SIG_DFL) continue;
         struct sigaction ours {};
         ours.sa_handler = &on_signal;
-        sigemptyset(&ours.sa_mask);
+        ours.sa_mask = ending_signals();  // one handler at a time
         ours.sa_flags = SA_RESETHAND;  // the default again: re-raised below, it ends the process
         ::sigaction(sig, &ours, nullptr);
       }
@@ -134,6 +161,7 @@ Status StagedOutputs::add(const std::string& what, const std::string& path, size
     if (same_file(o.path, path)) return refuse("is the same file as " + o.what);
 
   Output output{what, path, "", -1};
+  const HoldEndingSignals hold;
   const int fd = create_temporary(path, 0666, &output.temporary);
   if (fd < 0) return refuse("cannot create a file in " + folder + ": " + std::strerror(errno));
   output.live_slot = LiveTemporaries::instance().add(output.temporary);
@@ -158,6 +186,7 @@ Status StagedOutputs::write(size_t i, const std::vector<std::string_view>& parts
 }
 
 Status StagedOutputs::commit() {
+  const HoldEndingSignals hold;
   // Each existing file keeps a second name (a hard link) until all renames
   // are done, so that a failed rename can put back the ones before it.
   std::vector<std::string> backups(outputs_.size());

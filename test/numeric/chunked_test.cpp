@@ -215,6 +215,29 @@ TEST(ChunkedSplits, ColumnPartsGiveTheSameResult) {
   expect_within_contract(split, o);
 }
 
+// A NaN in one value column: the columns it does not reach keep their bits
+// whatever the column parts (the recurrence reruns only the columns whose
+// outputs are not finite; found by a review: it reran a part's every column).
+TEST(ChunkedSplits, ColumnPartsGiveTheSameResultBesideANaN) {
+  Options o = use_chunked(ChunkedSpec{128, 128, Schedule{64, 16}}, 2);
+  Problem whole = make_problem(1, 1, 200, 128, 128, {DecayRegime::Uniform, BetaRegime::Uniform, true, 6});
+  whole.value[70 * 128 + 5] = NAN;  // token 70 (chunk 1), column 5 (the first part)
+  Problem split = whole;
+  o.column_parts = 1;
+  ASSERT_TRUE(run(whole.tensors(), o));
+  o.column_parts = 2;
+  ASSERT_TRUE(run(split.tensors(), o));
+  for (int64_t t = 0; t < 200; ++t)
+    for (int64_t c = 0; c < 128; ++c) {
+      const float a = whole.out[t * 128 + c], b = split.out[t * 128 + c];
+      if (c == 5 && t >= 70) {
+        EXPECT_TRUE(std::isnan(a) && std::isnan(b)) << "token " << t;
+      } else {
+        ASSERT_EQ(a, b) << "token " << t << " column " << c;
+      }
+    }
+}
+
 TEST(ChunkedSplits, EmptySequenceCopiesTheState) {
   const Options o = use_chunked(ChunkedSpec{16, 16, Schedule{16, 4}});
   Problem p = make_problem(1, 2, 0, 16, 16);

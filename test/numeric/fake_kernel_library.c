@@ -5,7 +5,7 @@
  *   1: not a kernel of gdr's at all (no entry point, no table);
  *   2: an entry point without its <name>_info table;
  *   3: a <name>_info table shorter than GDR_KERNEL_INFO_FIELDS values;
- *   4: a kernel built for an older kernel ABI.
+ *   4: a kernel built for an older kernel ABI (ABI 2's table, one value shorter).
  * Its kernel would only return an error. */
 #include <stdlib.h>
 
@@ -19,10 +19,13 @@ int32_t something_else(const gdr_kernel_args* args) { return args ? 3 : 3; }
 #if GDR_FAKE_FORM == 0
 const char gdr_fake_kernel_cpu_features[] = GDR_FAKE_FEATURES;
 #endif
-#if GDR_FAKE_FORM == 0 || GDR_FAKE_FORM == 4
+#if GDR_FAKE_FORM == 0
 const int64_t gdr_fake_kernel_info[GDR_KERNEL_INFO_FIELDS] = {
-    [GDR_INFO_ABI_VERSION] = GDR_FAKE_FORM == 4 ? 1 : GDR_KERNEL_ABI_VERSION, [GDR_INFO_K] = 16,
-    [GDR_INFO_V] = 16, [GDR_INFO_VECTOR_BITS] = 128, [GDR_INFO_READOUTS] = 1};
+    [GDR_INFO_ABI_VERSION] = GDR_KERNEL_ABI_VERSION, [GDR_INFO_K] = 16, [GDR_INFO_V] = 16,
+    [GDR_INFO_VECTOR_BITS] = 128, [GDR_INFO_READOUTS] = 1};
+#elif GDR_FAKE_FORM == 4
+/* ABI 2's table: 8 values, one fewer than now. */
+const int64_t gdr_fake_kernel_info[8] = {2, 16, 16, 0, 0, 128, 0, 1};
 #elif GDR_FAKE_FORM == 3
 const int64_t gdr_fake_kernel_info[3] = {GDR_KERNEL_ABI_VERSION, 16, 16};
 #endif

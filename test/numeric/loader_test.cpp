@@ -147,7 +147,7 @@ TEST(Loader, RefusesWhatIsNotAKernelForThisMachineBeforeRunningAnyOfIt) {
       {GDR_TEST_SHORT_INFO_LIBRARY, "gdr_fake_kernel",
        std::string(GDR_TEST_SHORT_INFO_LIBRARY) + ": gdr_fake_kernel_info is 24 bytes, not the 72 of a gdr kernel's table"},
       {GDR_TEST_OLD_ABI_LIBRARY, "gdr_fake_kernel",
-       std::string(GDR_TEST_OLD_ABI_LIBRARY) + ": kernel 'gdr_fake_kernel' was built for kernel ABI version 1"},
+       std::string(GDR_TEST_OLD_ABI_LIBRARY) + ": kernel 'gdr_fake_kernel' was built for kernel ABI version 2"},
   };
   for (const Case& c : cases) {
     Kernel k;

@@ -326,7 +326,7 @@ TEST_F(TuningDbTest, ForeignFifoAndDeviceDatabasesAreRefused) {
 // A database its group or others may write is not read (its records choose
 // the code that runs); one gdr writes under a umask of 002 is not such a
 // file.
-TEST_F(TuningDbTest, DatabasesOthersMayWriteAreRefusedAndNeverWritten) {
+TEST_F(TuningDbTest, DatabasesOthersMayWriteAreRefused) {
   const std::vector<TuningRecord> records = {record("cpu", 0, 1, 1, Route::Recurrent, "w16-vt16-u1", 1, 8, 8)};
   const mode_t old_mask = umask(002);
   const Status written = write_tuning_db(path("team.db"), records);

@@ -101,13 +101,12 @@ double fma_sample_ns(int threads, double* flops) {
   return ns;
 }
 
-std::string shared_cores_warning(const MachinePeak& peak, unsigned hardware_threads) {
-  if (hardware_threads < 2 || peak.fma_gflops_1t <= 0 || peak.fma_gflops_2t >= 1.5 * peak.fma_gflops_1t)
-    return "";
+std::string shared_cores_warning(const MachinePeak& peak, int usable_cpus) {
+  if (usable_cpus < 2 || peak.fma_gflops_1t <= 0 || peak.fma_gflops_2t >= 1.5 * peak.fma_gflops_1t) return "";
   char line[256];
   std::snprintf(line, sizeof line,
-                "warning: 2 threads ran the FMA loop at %.2fx 1 thread's speed: another program is "
-                "using the cores, so times on 2 or more threads do not show this machine",
+                "warning: 2 threads ran the FMA loop at %.2fx 1 thread's speed (another program on the cores, "
+                "or hyperthreads of one core): times on 2 or more threads do not show 2 cores",
                 peak.fma_gflops_2t / peak.fma_gflops_1t);
   return line;
 }

@@ -14,12 +14,13 @@ struct MachinePeak {
 
 MachinePeak measure_peak();
 
-// A line saying that another program shares the cores (empty if not): on a
-// machine with two or more hardware threads, two threads of the FMA loop
-// ran less than 1.5x one thread's throughput, so times on several threads
-// are not the machine's. Seen while a niced build ran beside gdr-bench on
-// the 2-core VM: 218.7 GFLOP/s on 1 thread, 221.6 on 2 (1.01x).
-std::string shared_cores_warning(const MachinePeak& peak, unsigned hardware_threads);
+// A line saying that 2 threads do not get 2 cores' throughput now (empty if
+// they do): on a machine that gives the process two or more CPUs, two
+// threads ran the FMA loop at less than 1.5x one thread's speed (another
+// program on the cores, or hyperthreads of one core), so times on several
+// threads do not show the machine. Seen while a niced build ran beside
+// gdr-bench on the 2-core VM: 218.7 GFLOP/s on 1 thread, 221.6 on 2.
+std::string shared_cores_warning(const MachinePeak& peak, int usable_cpus);
 
 // One short run of the FMA loop (about a millisecond) on `threads` threads,
 // timed: its nanoseconds, and in *flops the flops it ran. gdr-bench

@@ -15,7 +15,6 @@
 #include <sstream>
 #include <set>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -28,6 +27,7 @@
 #include "../common/version.h"
 #include "shapes.h"
 #include "gdr/runtime.h"
+#include "gdr/thread_pool.h"
 #include "gdr/support/staged_outputs.h"
 #include "gdr/reference/reference.h"
 #ifdef GDR_HAVE_COMPILER
@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
   const gdr::bench::MachinePeak peak = gdr::bench::measure_peak();
   std::printf("machine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2 (%d-bit vectors); copy %.1f GB/s\n\n",
               peak.fma_gflops_1t, peak.fma_gflops_2t, peak.vector_bits, peak.copy_gbps_1t);
-  if (std::string w = gdr::bench::shared_cores_warning(peak, std::thread::hardware_concurrency()); !w.empty())
+  if (std::string w = gdr::bench::shared_cores_warning(peak, gdr::ThreadPool::usable_cpus()); !w.empty())
     std::printf("%s\n\n", w.c_str());
 
   std::printf("form: %s\n", gdr::tools::form_text(config.form).c_str());

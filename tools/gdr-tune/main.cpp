@@ -17,7 +17,6 @@
 #include <new>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../common/exit_codes.h"
@@ -253,8 +252,8 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
   std::printf("host: %s\nmachine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2\nform: %s\n",
               context.machine.c_str(), context.peak.fma_gflops_1t, context.peak.fma_gflops_2t,
               gdr::tools::form_text(gdr::tune::call_form(config.tune)).c_str());
-  const unsigned hardware_threads = std::thread::hardware_concurrency();
-  if (std::string w = gdr::bench::shared_cores_warning(context.peak, hardware_threads); !w.empty())
+  const int usable_cpus = gdr::ThreadPool::usable_cpus();
+  if (std::string w = gdr::bench::shared_cores_warning(context.peak, usable_cpus); !w.empty())
     std::printf("%s\n", w.c_str());
 
   const int check_threads = static_cast<int>(*std::max_element(config.threads.begin(), config.threads.end()));
@@ -323,7 +322,7 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
     context.peak.fma_gflops_2t = std::max(context.peak.fma_gflops_2t, after.fma_gflops_2t);
     context.peak.copy_gbps_1t = std::max(context.peak.copy_gbps_1t, after.copy_gbps_1t);
   }
-  context.shared_cores = gdr::bench::shared_cores_warning(context.peak, hardware_threads);
+  context.shared_cores = gdr::bench::shared_cores_warning(context.peak, usable_cpus);
 
   // The report first: it holds every measurement, the database only the
   // winners. The database is merged with what it held for other shapes and

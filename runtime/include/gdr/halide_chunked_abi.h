@@ -23,8 +23,9 @@ using HalideChunkedFn = int (*)(halide_buffer_t* query, halide_buffer_t* key,
 // one call per chunk, carrying the state through final_state and one K x V
 // scratch buffer so that the last chunk writes final_state. Returns 0, 2 if
 // T spans several chunks and the scratch is missing or shorter than
-// halide_chunked_scratch_floats, 3 if a readout stride exceeds Halide's int32
-// strides, or Halide's error code (the message in halide_chunked_error()),
+// halide_chunked_scratch_floats, 3 if a buffer would span more than Halide's
+// 2^31 - 1 elements in a dimension (readouts, a chunk of rows, K x V;
+// refused before anything is written), or Halide's error code (the message in halide_chunked_error()),
 // which is how another K, V, decay kind or number of readouts than the
 // pipeline's is refused (its buffers' constraints).
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk);

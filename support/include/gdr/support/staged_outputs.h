@@ -5,7 +5,8 @@
 // failure, or an uncommitted set going out of scope, leaves every file that
 // existed before exactly as it was and no temporary behind; so does a signal
 // that ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, where the program
-// left their default action), whose handler deletes the live temporaries.
+// left their default action), whose handler deletes the live temporaries
+// (held back while commit() renames, it ends the process after it).
 #pragma once
 
 #include <string>
