@@ -55,7 +55,8 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   // 1704; unroll 4 as 2 there. On Sapphire Rapids (AOT kernels alternated
   // in one process, medians, 2026-12-06) unroll 2 -> 4: T = 512 28.80 ->
   // 27.86 and 28.03 -> 27.64 ms (1 thread), 14.01 -> 13.63 (2), token-major
-  // 29.10 -> 28.79; T = 128 6.61 -> 6.46; unroll 8 as 4. At K = 128 and 64
+  // 29.10 -> 28.79; T = 128 6.61 -> 6.46; 2 and 4 readouts 35.77 -> 34.42
+  // and 81.63 -> 80.50; unroll 8 as 4. At K = 128 and 64
   // the same tiles took within 2% either way; 4-vector tiles at unroll 2
   // spill (58% of peak against 88%).
   // One-group blocks (decode) step one row at a time (LowerRecurrent's
