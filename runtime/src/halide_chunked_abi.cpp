@@ -207,18 +207,20 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
     bool finite = true;
     for (int32_t g = 0; g < R && finite; ++g)
       finite = !any_non_finite(out + g * out_readout + v0, L, a->out_token_stride, width);
-    for (int64_t c = v0; !finite && c < v0 + width;) {
-      auto column_finite = [&](int64_t col) {
-        for (int32_t g = 0; g < R; ++g)
-          if (any_non_finite(out + g * out_readout + col, L, a->out_token_stride, 1)) return false;
-        return true;
-      };
-      if (column_finite(c)) {
-        ++c;
-        continue;
-      }
+    // A column whose state already held a NaN or infinity is all NaN or
+    // infinite either way: it is left as it is, so that a poisoned state
+    // (a pool slot after one bad token) does not send every later chunk to
+    // the scalar recurrence.
+    auto rerun = [&](int64_t col) {
+      for (int32_t g = 0; g < R; ++g)
+        if (any_non_finite(out + g * out_readout + col, L, a->out_token_stride, 1))
+          return !any_non_finite(state_in + col, K, V, 1);
+      return false;
+    };
+    for (int64_t c = v0; !finite && c < v0 + width; ++c) {
+      if (!rerun(c)) continue;
       int64_t end = c + 1;
-      while (end < v0 + width && !column_finite(end)) ++end;
+      while (end < v0 + width && rerun(end)) ++end;
       gdr_kernel_args run = *a;
       run.T = L;
       run.query = query, run.key = key, run.value = value, run.decay = decay, run.out = out;

@@ -270,6 +270,26 @@ TEST(ChunkedSpecialValues, NanInValuePropagatesToLaterOutputs) {
     }
 }
 
+// A NaN already in the initial state (a pool slot poisoned earlier): its
+// column is NaN at every token, the others are the float64 reference's,
+// and the chunks are not rerun for it (the column is NaN either way).
+TEST(ChunkedSpecialValues, NanInTheInitialStateStaysInItsColumn) {
+  const Options o = use_chunked(ChunkedSpec{16, 16, Schedule{16, 4}});
+  Problem p = make_problem(1, 1, 40, 16, 16, {DecayRegime::NearOne, BetaRegime::One, true, 3});
+  const std::vector<double> want = reference_f64(p).out;
+  p.initial_state[2 * 16 + 7] = NAN;  // row 2, column 7
+  ASSERT_TRUE(run(p.tensors(), o));
+  for (int64_t s = 0; s < 40; ++s)
+    for (int64_t c = 0; c < 16; ++c) {
+      const float got = p.out[s * 16 + c];
+      if (c == 7) {
+        EXPECT_TRUE(std::isnan(got)) << "token " << s;
+      } else {
+        EXPECT_NEAR(got, want[s * 16 + c], 1e-4 * (1 + std::abs(want[s * 16 + c]))) << "token " << s << " column " << c;
+      }
+    }
+}
+
 TEST(ChunkedSpecialValues, AllZeroDecayIsAResetEveryToken) {
   const Options o = use_chunked(ChunkedSpec{16, 16, Schedule{32, 8}});
   Problem p = make_problem(1, 1, 70, 16, 16, {DecayRegime::Uniform, BetaRegime::Uniform, true, 4});
