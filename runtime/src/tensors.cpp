@@ -118,6 +118,19 @@ Status validate_sizes(const Tensors& t) {
       return Status::error(std::string(d.name) + " must be " + (d.min ? "positive" : "non-negative") +
                            ", got " + str(d.value) + " (" + dims(t) + ")");
   }
+  // Enums from an integer cast (a C caller, a binding): each value is one of
+  // theirs, or a wrong one would be read as the other.
+  if (t.layout != Layout::HeadMajor && t.layout != Layout::TokenMajor)
+    return Status::error("layout: " + str(static_cast<int64_t>(t.layout)) + " is neither HeadMajor nor TokenMajor");
+  if (t.decay_kind != DecayKind::Channel && t.decay_kind != DecayKind::Scalar)
+    return Status::error("decay_kind: " + str(static_cast<int64_t>(t.decay_kind)) +
+                         " is neither Channel nor Scalar");
+  for (const auto& [name, indices] : {std::pair<const char*, const Indices*>{"cu_seqlens", &t.cu_seqlens},
+                                      {"initial_state_indices", &t.initial_state_indices},
+                                      {"final_state_indices", &t.final_state_indices}})
+    if (indices->type != Indices::Type::Int32 && indices->type != Indices::Type::Int64)
+      return Status::error(std::string(name) + ".type: " + str(static_cast<int64_t>(indices->type)) +
+                           " is neither Int32 nor Int64");
   const CallShape s = call_shape(t);
   if (t.H % s.key_heads != 0)
     return Status::error("key_heads: H=" + str(t.H) + " is not a multiple of key_heads=" +

@@ -55,6 +55,14 @@ const Case kCases[] = {
      "query_heads: neither H=2 nor query_heads=3"},
     {"slots negative", [](Tensors& t, test::Problem&) { t.final_state_slots = -1; },
      "final_state_slots must be non-negative"},
+    // Enums cast from integers (a C caller, a binding) that are none of theirs.
+    {"layout out of range", [](Tensors& t, test::Problem&) { t.layout = static_cast<Layout>(7); },
+     "layout: 7 is neither HeadMajor nor TokenMajor"},
+    {"decay_kind out of range", [](Tensors& t, test::Problem&) { t.decay_kind = static_cast<DecayKind>(-1); },
+     "decay_kind: -1 is neither Channel nor Scalar"},
+    {"index type out of range",
+     [](Tensors& t, test::Problem&) { t.final_state_indices.type = static_cast<Indices::Type>(2); },
+     "final_state_indices.type: 2 is neither Int32 nor Int64"},
     {"cu_seqlens with B > 1",
      [](Tensors& t, test::Problem&) {
        t.B = 2;
