@@ -76,6 +76,7 @@ TEST(GdrBenchTest, FormFlagsArePrintedAndRecorded) {
       "import json, sys\n"
       "r = json.load(open(sys.argv[1]))\n"
       "assert r[0]['impl'] == 'machine'\n"
+      "assert r[0]['shared_cores'] in (True, False), r[0]\n"
       "assert len(r) == 4, r\n"
       "for x in r[1:]:\n"
       "    want = dict(B=1, H=4, T=38, Hk=2, Hq=4, decay='scalar', layout='bthd', seqlens=[30, 0, 1, 7], in_place=True)\n"

@@ -324,8 +324,10 @@ TEST(Report, SharedCoresAreSaid) {
   ctx.options = tiny_recurrent_options();
   ctx.peak = busy;
   EXPECT_EQ(report_markdown(ctx, {}).find("warning:"), std::string::npos);
+  EXPECT_NE(report_json(ctx, {}).find("\"shared_cores\": false"), std::string::npos);
   ctx.shared_cores = warning;
   EXPECT_NE(report_markdown(ctx, {}).find("- **" + warning + "**"), std::string::npos);
+  EXPECT_NE(report_json(ctx, {}).find("\"shared_cores\": true"), std::string::npos);
 }
 
 // Counts `what` in `text`.

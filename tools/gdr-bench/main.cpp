@@ -248,8 +248,8 @@ int main(int argc, char** argv) {
   const gdr::bench::MachinePeak peak = gdr::bench::measure_peak();
   std::printf("machine peak: FMA %.1f GFLOP/s on 1 thread, %.1f on 2 (%d-bit vectors); copy %.1f GB/s\n\n",
               peak.fma_gflops_1t, peak.fma_gflops_2t, peak.vector_bits, peak.copy_gbps_1t);
-  if (std::string w = gdr::bench::shared_cores_warning(peak, gdr::ThreadPool::usable_cpus()); !w.empty())
-    std::printf("%s\n\n", w.c_str());
+  const std::string shared_cores = gdr::bench::shared_cores_warning(peak, gdr::ThreadPool::usable_cpus());
+  if (!shared_cores.empty()) std::printf("%s\n\n", shared_cores.c_str());
 
   std::printf("form: %s\n", gdr::tools::form_text(config.form).c_str());
   for (size_t i = 0; i < config.shapes.size(); ++i)
@@ -436,7 +436,8 @@ int main(int argc, char** argv) {
     std::ostringstream out;
     out << "[\n  {\"impl\": \"machine\", \"fma_gflops_1t\": " << peak.fma_gflops_1t
         << ", \"fma_gflops_2t\": " << peak.fma_gflops_2t << ", \"copy_gbps_1t\": " << peak.copy_gbps_1t
-        << ", \"vector_bits\": " << peak.vector_bits << "}";
+        << ", \"vector_bits\": " << peak.vector_bits
+        << ", \"shared_cores\": " << (shared_cores.empty() ? "false" : "true") << "}";
     for (const Record& r : records) out << ",\n  " << json_record(r);
     out << "\n]\n";
     if (gdr::Status s = json_output.write(0, {out.str()}); !s) fail(s.message());

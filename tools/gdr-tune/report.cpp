@@ -237,6 +237,7 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
                   ", \"fma_gflops_2t\": " + json_number("%.2f", ctx.peak.fma_gflops_2t) +
                   ", \"copy_gbps_1t\": " + json_number("%.2f", ctx.peak.copy_gbps_1t) +
                   ", \"vector_bits\": " + std::to_string(ctx.peak.vector_bits) +
+                  ", \"shared_cores\": " + (ctx.shared_cores.empty() ? "false" : "true") +
                   ", \"db\": " + json_string(ctx.db_path) + "}";
   for (const CaseResult& c : cases)
     for (const Entry& e : c.entries) {
