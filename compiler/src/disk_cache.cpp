@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -86,8 +85,7 @@ bool is_entry_temporary(const std::string& name) {
   constexpr std::string_view kTail = ".gdrk.tmp.";
   constexpr size_t kDigits = 32;
   if (name.size() <= kDigits + kTail.size() || name.compare(kDigits, kTail.size(), kTail) != 0) return false;
-  return std::all_of(name.begin(), name.begin() + kDigits,
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return support::is_lower_hex(std::string_view(name).substr(0, kDigits));
 }
 
 }  // namespace

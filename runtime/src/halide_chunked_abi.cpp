@@ -65,6 +65,44 @@ bool any_non_finite(const float* at, int64_t rows, int64_t stride, int64_t width
   return largest >= 0x7f800000;
 }
 
+// A NaN or infinity in the chunk's inputs meets the exact zeros of its
+// products (the triangles of its matrices), and 0 x NaN = NaN reaches
+// the chunk's earlier tokens too. Every such input shows in an output of
+// its token (the recurrence's), so the columns whose outputs, still in
+// cache, are not all finite run again as the recurrence, from the
+// chunk's initial state, which the contract's propagation is. Column by
+// column (both algorithms keep columns apart): the other columns keep
+// their bits whatever the call's column parts. gdr-bench --impl chunked,
+// K = V = 128, H = 32, T = 512, 1 thread, alternated with the check off
+// (2026-12-06, Sapphire Rapids): this check 0.98-1.06x (median 1.016x,
+// 6 runs); checking the inputs before the chunk instead 1.05-1.10x at
+// K = 128 and 256 (they come from memory).
+void rerun_columns_not_finite(const gdr_kernel_args& chunk) {
+  const int64_t v0 = chunk.v_begin, v1 = chunk.v_end;
+  auto outputs_finite = [&](int64_t c0, int64_t c1) {
+    for (int64_t g = 0; g < chunk.readouts; ++g)
+      if (any_non_finite(chunk.out + g * chunk.out_readout_stride + c0, chunk.T, chunk.out_token_stride, c1 - c0))
+        return false;
+    return true;
+  };
+  if (outputs_finite(v0, v1)) return;
+  // A column whose state already held a NaN or infinity is all NaN or
+  // infinite either way: it is left as it is, so that a poisoned state (a
+  // pool slot after one bad token) does not send every later chunk to the
+  // scalar recurrence.
+  auto rerun = [&](int64_t c) {
+    return !outputs_finite(c, c + 1) && !any_non_finite(chunk.initial_state + c, chunk.K, chunk.V, 1);
+  };
+  for (int64_t c = v0; c < v1; ++c) {
+    if (!rerun(c)) continue;
+    gdr_kernel_args columns = chunk;
+    columns.v_begin = c;
+    while (c + 1 < v1 && rerun(c + 1)) ++c;
+    columns.v_end = c + 1;
+    float32_recurrence(&columns);
+  }
+}
+
 // Rows [0, rows) of `width` columns from `from` to `to` (rows V apart).
 void copy_columns(const float* from, float* to, int64_t rows, int64_t V, int64_t v0, int64_t width) {
   for (int64_t r = 0; r < rows; ++r)
@@ -192,44 +230,13 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
     }
     if (int err = fn(&q.buf, &k.buf, &v.buf, &d.buf, &beta.buf, &s_in.buf, &o.buf, &s_out.buf))
       return err;
-    // A NaN or infinity in the chunk's inputs meets the exact zeros of its
-    // products (the triangles of its matrices), and 0 x NaN = NaN reaches
-    // the chunk's earlier tokens too. Every such input shows in an output of
-    // its token (the recurrence's), so the columns whose outputs, still in
-    // cache, are not all finite run again as the recurrence, from the
-    // chunk's initial state, which the contract's propagation is. Column by
-    // column (both algorithms keep columns apart): the other columns keep
-    // their bits whatever the call's column parts. gdr-bench --impl chunked,
-    // K = V = 128, H = 32, T = 512, 1 thread, alternated with the check off
-    // (2026-12-06, Sapphire Rapids): this check 0.98-1.06x (median 1.016x,
-    // 6 runs); checking the inputs before the chunk instead 1.05-1.10x at
-    // K = 128 and 256 (they come from memory).
-    bool finite = true;
-    for (int32_t g = 0; g < R && finite; ++g)
-      finite = !any_non_finite(out + g * out_readout + v0, L, a->out_token_stride, width);
-    // A column whose state already held a NaN or infinity is all NaN or
-    // infinite either way: it is left as it is, so that a poisoned state
-    // (a pool slot after one bad token) does not send every later chunk to
-    // the scalar recurrence.
-    auto rerun = [&](int64_t col) {
-      for (int32_t g = 0; g < R; ++g)
-        if (any_non_finite(out + g * out_readout + col, L, a->out_token_stride, 1))
-          return !any_non_finite(state_in + col, K, V, 1);
-      return false;
-    };
-    for (int64_t c = v0; !finite && c < v0 + width; ++c) {
-      if (!rerun(c)) continue;
-      int64_t end = c + 1;
-      while (end < v0 + width && rerun(end)) ++end;
-      gdr_kernel_args run = *a;
-      run.T = L;
-      run.query = query, run.key = key, run.value = value, run.decay = decay, run.out = out;
-      run.beta = a->beta + t0 * a->beta_token_stride;
-      run.initial_state = state_in, run.final_state = state_out;
-      run.v_begin = c, run.v_end = end;
-      float32_recurrence(&run);
-      c = end;
-    }
+    gdr_kernel_args chunk_args = *a;
+    chunk_args.T = L;
+    chunk_args.query = query, chunk_args.key = key, chunk_args.value = value, chunk_args.decay = decay;
+    chunk_args.beta = a->beta + t0 * a->beta_token_stride;
+    chunk_args.out = out;
+    chunk_args.initial_state = state_in, chunk_args.final_state = state_out;
+    rerun_columns_not_finite(chunk_args);
     state_in = state_out;
   }
   return 0;

@@ -84,7 +84,8 @@ Status read_library_facts(const std::string& path, const std::vector<std::string
       const uint64_t in_section = sym.st_value - holder.sh_addr;
       if (in_section >= holder.sh_size) continue;
       const uint64_t offset = holder.sh_offset + in_section;
-      const uint64_t size = sym.st_size > 0 ? std::min(sym.st_size, holder.sh_size - in_section) : holder.sh_size - in_section;
+      const uint64_t to_end = holder.sh_size - in_section;
+      const uint64_t size = sym.st_size > 0 ? std::min(sym.st_size, to_end) : to_end;
       if (offset >= file.size()) continue;
       bytes.assign(file.data() + offset, std::min<uint64_t>(size, file.size() - offset));
     }

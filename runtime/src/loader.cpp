@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -56,19 +57,15 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   const auto info_bytes = on_disk.symbols.find(info_symbol);
   if (info_bytes == on_disk.symbols.end())
     return Status::error(path + ": kernel '" + symbol + "' has no " + info_symbol + " (built before it existed?)");
-  int64_t table[GDR_KERNEL_INFO_FIELDS];
-  // The version first: the table's length changed with the ABI.
-  if (int64_t version; info_bytes->second.size() >= sizeof version) {
-    std::memcpy(&version, info_bytes->second.data(), sizeof version);
-    if (version != GDR_KERNEL_ABI_VERSION)
-      return Status::error(path + ": kernel '" + symbol + "' was built for kernel ABI version " +
-                           std::to_string(version) + ", this runtime speaks " +
-                           std::to_string(GDR_KERNEL_ABI_VERSION));
-  }
-  if (info_bytes->second.size() != sizeof table)
-    return Status::error(path + ": " + info_symbol + " is " + std::to_string(info_bytes->second.size()) +
-                         " bytes, not the " + std::to_string(sizeof table) + " of a gdr kernel's table");
-  std::memcpy(table, info_bytes->second.data(), sizeof table);
+  // The table's length changed with the ABI: another version is said as such
+  // (read_kernel_info checks it first), whatever the length.
+  const std::string& info = info_bytes->second;
+  int64_t table[GDR_KERNEL_INFO_FIELDS] = {};
+  std::memcpy(table, info.data(), std::min(info.size(), sizeof table));
+  const bool other_abi = info.size() >= sizeof table[0] && table[GDR_INFO_ABI_VERSION] != GDR_KERNEL_ABI_VERSION;
+  if (info.size() != sizeof table && !other_abi)
+    return Status::error(path + ": " + info_symbol + " is " + std::to_string(info.size()) + " bytes, not the " +
+                         std::to_string(sizeof table) + " of a gdr kernel's table");
   KernelInfo facts;
   if (Status s = read_kernel_info(symbol, table, &facts); !s) return Status::error(path + ": " + s.message());
   if (!cpu_runs(facts.vector_bits))

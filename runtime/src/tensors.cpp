@@ -1,7 +1,8 @@
 #include "gdr/tensors.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,13 @@ std::string dims(const Tensors& t) {
 }
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// The index arguments, by name: each is checked alike.
+std::array<std::pair<const char*, const Indices*>, 3> index_arguments(const Tensors& t) {
+  return {{{"cu_seqlens", &t.cu_seqlens},
+           {"initial_state_indices", &t.initial_state_indices},
+           {"final_state_indices", &t.final_state_indices}}};
+}
 
 int64_t index_bytes(const Indices& i) {
   return i.size * (i.type == Indices::Type::Int32 ? 4 : 8);
@@ -125,9 +133,7 @@ Status validate_sizes(const Tensors& t) {
   if (t.decay_kind != DecayKind::Channel && t.decay_kind != DecayKind::Scalar)
     return Status::error("decay_kind: " + str(static_cast<int64_t>(t.decay_kind)) +
                          " is neither Channel nor Scalar");
-  for (const auto& [name, indices] : {std::pair<const char*, const Indices*>{"cu_seqlens", &t.cu_seqlens},
-                                      {"initial_state_indices", &t.initial_state_indices},
-                                      {"final_state_indices", &t.final_state_indices}})
+  for (const auto& [name, indices] : index_arguments(t))
     if (indices->type != Indices::Type::Int32 && indices->type != Indices::Type::Int64)
       return Status::error(std::string(name) + ".type: " + str(static_cast<int64_t>(indices->type)) +
                            " is neither Int32 nor Int64");
@@ -157,9 +163,7 @@ Status validate(const Tensors& t) {
   const CallShape shape = call_shape(t);
 
   // Indices are read below: aligned first.
-  for (const auto& [name, indices] : {std::pair<const char*, const Indices*>{"cu_seqlens", &t.cu_seqlens},
-                                      {"initial_state_indices", &t.initial_state_indices},
-                                      {"final_state_indices", &t.final_state_indices}})
+  for (const auto& [name, indices] : index_arguments(t))
     if (const int bytes = indices->type == Indices::Type::Int64 ? 8 : 4;
         reinterpret_cast<uintptr_t>(indices->data) % bytes)
       return Status::error(std::string(name) + " is not aligned to " + str(bytes) + " bytes (int" +

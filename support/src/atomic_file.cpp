@@ -63,14 +63,16 @@ std::string write_file_atomically(const std::string& path, const std::vector<std
   return failure;
 }
 
-bool is_temporary_of(std::string_view name, std::string_view target) {
-  constexpr size_t kInfix = sizeof kTemporaryInfix - 1, kDigits = 16;
-  if (name.size() != target.size() + kInfix + kDigits || name.substr(0, target.size()) != target ||
-      name.substr(target.size(), kInfix) != kTemporaryInfix)
-    return false;
-  for (char c : name.substr(target.size() + kInfix))
+bool is_lower_hex(std::string_view text) {
+  for (char c : text)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
+}
+
+bool is_temporary_of(std::string_view name, std::string_view target) {
+  constexpr size_t kInfix = sizeof kTemporaryInfix - 1, kDigits = 16;
+  return name.size() == target.size() + kInfix + kDigits && name.substr(0, target.size()) == target &&
+         name.substr(target.size(), kInfix) == kTemporaryInfix && is_lower_hex(name.substr(target.size() + kInfix));
 }
 
 void sweep_stale_temporaries_once(const std::string& dir, const std::string& kind,

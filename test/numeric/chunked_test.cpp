@@ -247,6 +247,21 @@ TEST(ChunkedSplits, EmptySequenceCopiesTheState) {
 
 // ---- NaN in, NaN out; never NaN from legal inputs -------------------------
 
+// Column `column` of p's out is NaN from token `first` on; every other
+// output is the float64 reference's (`want`).
+void expect_nan_only_from(const Problem& p, const std::vector<double>& want, int64_t column, int64_t first) {
+  for (int64_t s = 0; s < p.T; ++s)
+    for (int64_t c = 0; c < p.V; ++c) {
+      const float got = p.out[s * p.V + c];
+      if (c == column && s >= first) {
+        EXPECT_TRUE(std::isnan(got)) << "token " << s;
+      } else {
+        EXPECT_NEAR(got, want[s * p.V + c], 1e-4 * (1 + std::abs(want[s * p.V + c])))
+            << "token " << s << " column " << c;
+      }
+    }
+}
+
 // A NaN at token t reaches every later output of its column and no other,
 // as in the recurrence: not the earlier tokens of t's own chunk either
 // (whose products would multiply it by the exact zeros above their
@@ -258,16 +273,7 @@ TEST(ChunkedSpecialValues, NanInValuePropagatesToLaterOutputs) {
   const Problem clean = p;
   p.value[20 * 16 + 3] = NAN;  // token 20 (chunk 1, tokens 16 to 31), column 3
   ASSERT_TRUE(run(p.tensors(), o));
-  const std::vector<double> want = reference_f64(clean).out;
-  for (int64_t s = 0; s < 40; ++s)
-    for (int64_t c = 0; c < 16; ++c) {
-      const float got = p.out[s * 16 + c];
-      if (c == 3 && s >= 20) {
-        EXPECT_TRUE(std::isnan(got)) << "token " << s;
-      } else {
-        EXPECT_NEAR(got, want[s * 16 + c], 1e-4 * (1 + std::abs(want[s * 16 + c]))) << "token " << s << " column " << c;
-      }
-    }
+  expect_nan_only_from(p, reference_f64(clean).out, 3, 20);
 }
 
 // A NaN already in the initial state (a pool slot poisoned earlier): its
@@ -279,15 +285,7 @@ TEST(ChunkedSpecialValues, NanInTheInitialStateStaysInItsColumn) {
   const std::vector<double> want = reference_f64(p).out;
   p.initial_state[2 * 16 + 7] = NAN;  // row 2, column 7
   ASSERT_TRUE(run(p.tensors(), o));
-  for (int64_t s = 0; s < 40; ++s)
-    for (int64_t c = 0; c < 16; ++c) {
-      const float got = p.out[s * 16 + c];
-      if (c == 7) {
-        EXPECT_TRUE(std::isnan(got)) << "token " << s;
-      } else {
-        EXPECT_NEAR(got, want[s * 16 + c], 1e-4 * (1 + std::abs(want[s * 16 + c]))) << "token " << s << " column " << c;
-      }
-    }
+  expect_nan_only_from(p, want, 7, 0);
 }
 
 TEST(ChunkedSpecialValues, AllZeroDecayIsAResetEveryToken) {

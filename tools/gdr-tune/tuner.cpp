@@ -195,6 +195,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   // the defaults below are what runs untuned.
   const int64_t plan_T = compiler::planned_T(T, static_cast<int64_t>(options.form.seqlens.size()));
   const compiler::KernelSpec spec{options.K, options.V, options.decay, options.readouts};
+  auto default_of = [&](Route r) { return compiler::default_variant(r, spec, plan_T, compiler::host_target()); };
 
   const RoundSizes planned = planned_sizes(options);
   const std::string where = "T = " + std::to_string(T) + ", threads = " + std::to_string(threads);
@@ -274,7 +275,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     // the simplest, w16-vt32-u1-p0, won; at H = 16 it then ran 1.37x its
     // T = 0 call where the default, w16-vt128-u1-p2, ran 1.10-1.13x.
     for (Route r : {Route::Recurrent, Route::Chunked}) {
-      const compiler::Variant v = compiler::default_variant(r, spec, plan_T, compiler::host_target());
+      const compiler::Variant v = default_of(r);
       const int64_t width = r == Route::Recurrent ? v.recurrent.vector_width : v.chunked.vector_width;
       const bool searched = std::count(options.widths.begin(), options.widths.end(), width) > 0;
       if (!options.routes.count(r) || !searched || !affordable()) continue;
@@ -287,8 +288,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   const int final_round = result.final_round;
   for (Route r : {Route::Recurrent, Route::Chunked})
     if (auto best = ranked(entries, r, final_round); !best.empty()) {
-      const std::string default_schedule =
-          compiler::default_variant(r, spec, plan_T, compiler::host_target()).schedule_str();
+      const std::string default_schedule = default_of(r).schedule_str();
       std::vector<size_t> tied;
       const size_t w = choose_winner(entries, best, final_round, default_schedule, &tied);
       entries[w].winner = true;

@@ -31,6 +31,10 @@ std::string write_all(int fd, std::string_view data);
 std::string write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts,
                                   int mode = 0666);
 
+// Whether `text` is lowercase hexadecimal digits only (the random parts of
+// the names gdr gives its files).
+bool is_lower_hex(std::string_view text);
+
 // Whether the file name `name` is `<target>.tmp.<64 random bits>`, a name
 // create_temporary gives a temporary for a file named `target`.
 bool is_temporary_of(std::string_view name, std::string_view target);
