@@ -1,6 +1,7 @@
 #include "library_facts.h"
 
 #include <elf.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +13,8 @@
 namespace gdr {
 
 namespace {
+
+constexpr int64_t kMostLibraryBytes = int64_t{1} << 30;
 
 template <typename T>
 bool read_at(const std::vector<char>& file, uint64_t offset, T* out) {
@@ -45,9 +48,18 @@ uint16_t this_elf_machine() {
 }
 
 Status read_library_facts(const std::string& path, const std::vector<std::string>& symbols, LibraryFacts* facts) {
+  // Kernel libraries are small (a kernel, perhaps a Halide runtime: under
+  // 1 MiB): read it whole, but not a FIFO (the read would wait for a
+  // writer), a device or a file too big to be one.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    return Status::error("cannot load kernel library " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return Status::error("cannot load kernel library " + path + ": not a regular file");
+  if (st.st_size > kMostLibraryBytes)
+    return Status::error("cannot load kernel library " + path + ": " + std::to_string(st.st_size) +
+                         " bytes, more than any kernel library (" + std::to_string(kMostLibraryBytes) + ")");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error("cannot load kernel library " + path + ": " + std::strerror(errno));
-  // Kernel libraries are small (a kernel, perhaps a Halide runtime): read it whole.
   const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Elf64_Ehdr eh;
   if (!read_at(file, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
@@ -67,9 +79,13 @@ Status read_library_facts(const std::string& path, const std::vector<std::string
         !read_at(file, eh.e_shoff + uint64_t(i) * sizeof(Elf64_Shdr), &sections[i]))
       return Status::error("cannot load kernel library " + path + ": damaged ELF section table");
   for (const Elf64_Shdr& symtab : sections) {
-    if (symtab.sh_type != SHT_DYNSYM || symtab.sh_link >= sections.size()) continue;
+    if (symtab.sh_type != SHT_DYNSYM || symtab.sh_link >= sections.size() || symtab.sh_offset > file.size())
+      continue;
     const Elf64_Shdr& strtab = sections[symtab.sh_link];
-    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= symtab.sh_size; at += sizeof(Elf64_Sym)) {
+    // The symbols the file holds, whatever size the section claims (a
+    // damaged one claiming 2^40 bytes had this loop run for minutes).
+    const uint64_t symbols_bytes = std::min<uint64_t>(symtab.sh_size, file.size() - symtab.sh_offset);
+    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= symbols_bytes; at += sizeof(Elf64_Sym)) {
       Elf64_Sym sym;
       if (!read_at(file, symtab.sh_offset + at, &sym) || sym.st_shndx == SHN_UNDEF ||
           sym.st_shndx >= sections.size() || sym.st_name >= strtab.sh_size)

@@ -3,9 +3,16 @@
 // running it within the contract; bad files are refused with a message.
 #include <gtest/gtest.h>
 
+#include <elf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <vector>
 #include <string>
 
@@ -53,12 +60,21 @@ TEST(Loader, RefusesWhatIsNotAKernelLibraryNamingTheFile) {
   const TempDir dir("gdr-loader-test");
   const std::string text = dir.path("not-a-library.so");
   std::ofstream(text) << "not an ELF file";
+  // A FIFO (reading it would wait for a writer) and a sparse file of more
+  // than 1 GiB (it would be read whole).
+  const std::string fifo = dir.path("fifo.so"), huge = dir.path("huge.so");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream{huge};
+  ASSERT_EQ(truncate(huge.c_str(), (off_t{1} << 30) + 1), 0);
   struct Case {
     std::string path, symbol, expect;
   };
   for (const Case& c : {Case{"", kSymbol, "empty"},
                         Case{dir.path("missing.so"), kSymbol, "missing.so"},
                         Case{text, kSymbol, "not-a-library.so"},
+                        Case{fifo, kSymbol, "fifo.so: not a regular file"},
+                        Case{dir.path(""), kSymbol, "not a regular file"},
+                        Case{huge, kSymbol, "huge.so: 1073741825 bytes, more than any kernel library"},
                         Case{kLibrary, "gdr_no_such_kernel", "no kernel 'gdr_no_such_kernel'"}}) {
     // Sentinels: a refused load must leave every field as it was.
     Kernel k;
@@ -77,6 +93,40 @@ TEST(Loader, RefusesWhatIsNotAKernelLibraryNamingTheFile) {
     EXPECT_EQ(k.column_align, 3) << c.path;
     EXPECT_FALSE(k.scratch_floats) << c.path;
   }
+}
+
+TEST(Loader, ASymbolTableClaimingMoreThanTheFileIsReadToTheFilesEnd) {
+  // The library's .dynsym section header claims 2^40 bytes: the loader reads
+  // the symbols the file holds, finds the kernel and loads it, at once (the
+  // loop over the claimed symbols ran for minutes before).
+  std::ifstream in(kLibrary, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Elf64_Ehdr eh;
+  ASSERT_GE(bytes.size(), sizeof eh);
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  bool patched = false;
+  for (int i = 0; i < eh.e_shnum; ++i) {
+    const size_t at = eh.e_shoff + i * sizeof(Elf64_Shdr);
+    ASSERT_LE(at + sizeof(Elf64_Shdr), bytes.size());
+    Elf64_Shdr sh;
+    std::memcpy(&sh, bytes.data() + at, sizeof sh);
+    if (sh.sh_type != SHT_DYNSYM) continue;
+    sh.sh_size = uint64_t{1} << 40;
+    std::memcpy(bytes.data() + at, &sh, sizeof sh);
+    patched = true;
+  }
+  ASSERT_TRUE(patched) << kLibrary << " has no .dynsym";
+  const TempDir dir("gdr-loader-test");
+  const std::string damaged = dir.path("damaged.so");
+  std::ofstream(damaged, std::ios::binary) << bytes;
+
+  const auto start = std::chrono::steady_clock::now();
+  Kernel k;
+  const Status s = load_kernel(damaged, kSymbol, &k);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(k.K, 40);
+  EXPECT_LT(seconds, 5.0);
 }
 
 std::vector<std::string> chunked_libraries() {
