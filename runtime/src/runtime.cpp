@@ -105,9 +105,10 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   int64_t parts = 1;
   if (kernel.column_align > 0) {
     const int64_t max_parts = (t.V + kernel.column_align - 1) / kernel.column_align;
-    parts = options.column_parts > 0 ? options.column_parts
-            : heads < threads        ? (threads + heads - 1) / heads
-                                     : 1;
+    // (A batch of no sequences, cu_seqlens = {0}, has no heads.)
+    parts = options.column_parts > 0   ? options.column_parts
+            : 0 < heads && heads < threads ? (threads + heads - 1) / heads
+                                           : 1;
     parts = std::min(parts, max_parts);
   }
   const int64_t scratch_floats = kernel.scratch_floats ? kernel.scratch_floats(t.T, t.K, t.V) : 0;
