@@ -61,6 +61,11 @@ Status read_library_facts(const std::string& path, const std::vector<std::string
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error("cannot load kernel library " + path + ": " + std::strerror(errno));
   const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_library_facts(path, file, symbols, facts);
+}
+
+Status parse_library_facts(const std::string& path, const std::vector<char>& file,
+                           const std::vector<std::string>& symbols, LibraryFacts* facts) {
   Elf64_Ehdr eh;
   if (!read_at(file, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
     return Status::error("cannot load kernel library " + path + ": not an ELF file");

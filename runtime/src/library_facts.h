@@ -26,6 +26,9 @@ struct LibraryFacts {
 // Reads `path` (a 64-bit little-endian ELF shared object); an error naming
 // the file when it cannot be read or is no such file.
 Status read_library_facts(const std::string& path, const std::vector<std::string>& symbols, LibraryFacts* facts);
+// The same over the file's bytes (`path` for messages only).
+Status parse_library_facts(const std::string& path, const std::vector<char>& file,
+                           const std::vector<std::string>& symbols, LibraryFacts* facts);
 
 // "x86-64", "aarch64", ... for an e_machine value.
 std::string elf_machine_name(uint16_t machine);
