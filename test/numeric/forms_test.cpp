@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gdr/kernel_abi.h"
+#include "guarded_copy.h"
 #include "implementations.h"
 #include "route_tester.h"
 
@@ -175,24 +176,24 @@ TEST_P(FormTest, MatchesFloat64) {
   }
 }
 
-// Runs the call with each of p's tensors one float past a cache line, as a
-// view into a larger tensor may be (every 64-byte row load then spans two
-// lines), and copies the outputs back into p.
-Runner one_float_past_lines(Problem& p) {
-  return [&p](const Tensors& given, const Options& options) {
-    std::deque<ShiftedCopy> copies;  // each stays where it was made
-    auto shifted = [&](const LineAlignedFloats& x) { return copies.emplace_back(x, 1).data; };
+// Runs the call on copies of p's tensors, each a Copy(tensor, args...)
+// whose `data` is where it is, and copies the outputs back into p.
+template <typename Copy, typename... Args>
+Runner on_copies(Problem& p, Args... args) {
+  return [&p, args...](const Tensors& given, const Options& options) {
+    std::deque<Copy> copies;  // each stays where it was made
+    auto copied = [&](const LineAlignedFloats& x) { return copies.emplace_back(x, args...).data; };
     Tensors t = given;
-    t.query = shifted(p.query);
-    t.key = shifted(p.key);
-    t.value = shifted(p.value);
-    t.decay = shifted(p.decay);
-    t.beta = shifted(p.beta);
-    float* out = shifted(p.out);
-    float* pool = shifted(p.final_pool());
+    t.query = copied(p.query);
+    t.key = copied(p.key);
+    t.value = copied(p.value);
+    t.decay = copied(p.decay);
+    t.beta = copied(p.beta);
+    float* out = copied(p.out);
+    float* pool = copied(p.final_pool());
     t.out = out;
     t.final_state = pool;
-    t.initial_state = p.form.in_place ? pool : shifted(p.initial_state);
+    t.initial_state = p.form.in_place ? pool : copied(p.initial_state);
     const Status s = run(t, options);
     std::copy_n(out, p.out.size(), p.out.begin());
     LineAlignedFloats& final_pool = p.form.in_place ? p.initial_state : p.final_state;
@@ -200,6 +201,10 @@ Runner one_float_past_lines(Problem& p) {
     return s;
   };
 }
+
+// Each of p's tensors one float past a cache line, as a view into a larger
+// tensor may be (every 64-byte row load then spans two lines).
+Runner one_float_past_lines(Problem& p) { return on_copies<ShiftedCopy>(p, int64_t{1}); }
 
 // Every route reads and writes tensors wherever they start (Problem's
 // tensors start cache lines; K and V are multiples of 16 here, so that only
@@ -214,6 +219,31 @@ TEST_P(FormTest, TensorsOneFloatPastALine) {
     options.route = GetParam();
     options.threads = 2;
     expect_within_contract(p, options, form.name, one_float_past_lines(p));
+  }
+}
+
+// Every route stays inside its tensors: each one ends right before an
+// inaccessible page, then starts right after one (a read or write past the
+// edge kills the test), over ragged tiles (K = 24, V = 40: a masked last
+// vector; V split over two threads), decode and prefill, every form.
+TEST_P(FormTest, TensorsAgainstGuardPages) {
+  const Form forms[] = {{"flagship", 2, 3, 37, ProblemForm{}},
+                        {"everything", 1, 4, 0, everything()},
+                        {"decode_everything", 3, 4, 1, decode_everything()},
+                        {"grouped_readout3_scalar_bthd", 2, 4, 70, grouped_readout3_scalar_bthd()},
+                        {"varlen_short", 1, 3, 0, varlen_short()}};
+  for (const Form& form : forms) {
+    for (GuardedCopy::Side side : {GuardedCopy::Side::After, GuardedCopy::Side::Before}) {
+      ProblemOptions o;
+      o.form = form.form;
+      Problem p = make_problem(form.B, form.H, form.T, 24, 40, o);
+      Options options;
+      options.route = GetParam();
+      options.threads = 2;
+      expect_within_contract(p, options,
+                             std::string(form.name) + (side == GuardedCopy::Side::After ? " guard after" : " guard before"),
+                             on_copies<GuardedCopy>(p, side));
+    }
   }
 }
 
