@@ -8,12 +8,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "gdr/kernel_abi.h"
-#include "guarded_copy.h"
 #include "implementations.h"
 #include "route_tester.h"
 
@@ -174,32 +172,6 @@ TEST_P(FormTest, MatchesFloat64) {
       expect_within_contract(p, options, std::string(form.name) + " threads=" + std::to_string(threads));
     }
   }
-}
-
-// Runs the call on copies of p's tensors, each a Copy(tensor, args...)
-// whose `data` is where it is, and copies the outputs back into p.
-template <typename Copy, typename... Args>
-Runner on_copies(Problem& p, Args... args) {
-  return [&p, args...](const Tensors& given, const Options& options) {
-    std::deque<Copy> copies;  // each stays where it was made
-    auto copied = [&](const LineAlignedFloats& x) { return copies.emplace_back(x, args...).data; };
-    Tensors t = given;
-    t.query = copied(p.query);
-    t.key = copied(p.key);
-    t.value = copied(p.value);
-    t.decay = copied(p.decay);
-    t.beta = copied(p.beta);
-    float* out = copied(p.out);
-    float* pool = copied(p.final_pool());
-    t.out = out;
-    t.final_state = pool;
-    t.initial_state = p.form.in_place ? pool : copied(p.initial_state);
-    const Status s = run(t, options);
-    std::copy_n(out, p.out.size(), p.out.begin());
-    LineAlignedFloats& final_pool = p.form.in_place ? p.initial_state : p.final_state;
-    std::copy_n(pool, final_pool.size(), final_pool.begin());
-    return s;
-  };
 }
 
 // Each of p's tensors one float past a cache line, as a view into a larger

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <vector>
 
 #include "gdr/runtime.h"
 #include "gdr/reference/reference.h"
+#include "guarded_copy.h"
 
 namespace gdr::test {
 
@@ -40,6 +42,32 @@ inline Accuracy measure(Problem& p, const Options& options, const Runner& runner
   Status s = measure_accuracy(p, [&](const Tensors& t) { return runner(t, options); }, &a);
   EXPECT_TRUE(s) << s.message();
   return a;
+}
+
+// Runs the call on copies of p's tensors, each a Copy(tensor, args...)
+// whose `data` is where it is, and copies the outputs back into p.
+template <typename Copy, typename... Args>
+Runner on_copies(Problem& p, Args... args) {
+  return [&p, args...](const Tensors& given, const Options& options) {
+    std::deque<Copy> copies;  // each stays where it was made
+    auto copied = [&](const LineAlignedFloats& x) { return copies.emplace_back(x, args...).data; };
+    Tensors t = given;
+    t.query = copied(p.query);
+    t.key = copied(p.key);
+    t.value = copied(p.value);
+    t.decay = copied(p.decay);
+    t.beta = copied(p.beta);
+    float* out = copied(p.out);
+    float* pool = copied(p.final_pool());
+    t.out = out;
+    t.final_state = pool;
+    t.initial_state = p.form.in_place ? pool : copied(p.initial_state);
+    const Status s = run(t, options);
+    std::copy_n(out, p.out.size(), p.out.begin());
+    LineAlignedFloats& final_pool = p.form.in_place ? p.initial_state : p.final_state;
+    std::copy_n(pool, final_pool.size(), final_pool.begin());
+    return s;
+  };
 }
 
 // The contract's bars (reference.h), each with its own message.

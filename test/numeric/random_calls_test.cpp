@@ -1,0 +1,115 @@
+// Random calls on every generated route, as XNNPACK's testers draw theirs:
+// sizes (K and V from 1 to 40: ragged tiles, masked vectors), token counts
+// around the blocks and chunks, every form (layout, decay kind, head
+// groups, variable lengths with empty sequences, slots, in place), 1 or 2
+// threads, column parts, each tensor against an inaccessible page on one
+// side (guarded_copy.h). Each call is within the contract against float64.
+// Seeded: the same calls every run; a failure names its call.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "implementations.h"
+#include "route_tester.h"
+
+namespace gdr::test {
+namespace {
+
+std::string list(const std::vector<int64_t>& values) {
+  std::string s;
+  for (int64_t v : values) s += (s.empty() ? "" : "/") + std::to_string(v);
+  return s.empty() ? "-" : s;
+}
+
+struct RandomCall {
+  int64_t B, H, T, K, V;
+  ProblemOptions options;
+  Options call;
+  GuardedCopy::Side side;
+  std::string describe() const {
+    return "B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(T) +
+           " K=" + std::to_string(K) + " V=" + std::to_string(V) + " Hk=" + std::to_string(options.form.key_heads) +
+           " Hq=" + std::to_string(options.form.query_heads) + " " + layout_name(options.form.layout) + " " +
+           decay_kind_name(options.form.decay) + " seqlens=" + list(options.form.seqlens) +
+           " initial_slots=" + list(options.form.initial_state_indices) +
+           " final_slots=" + list(options.form.final_state_indices) +
+           (options.form.in_place ? " in place" : "") + " threads=" + std::to_string(call.threads) +
+           " column_parts=" + std::to_string(call.column_parts) +
+           (side == GuardedCopy::Side::After ? " guard after" : " guard before");
+  }
+};
+
+RandomCall draw(std::mt19937_64& rng) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  auto coin = [&] { return pick(0, 1) == 1; };
+  const int64_t tokens[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 33, 64, 70, 129};
+  RandomCall c;
+  c.B = pick(1, 3);
+  c.H = pick(1, 4);
+  c.T = tokens[pick(0, std::size(tokens) - 1)];
+  c.K = pick(1, 40);
+  c.V = pick(1, 40);
+  ProblemForm& f = c.options.form;
+  f.layout = coin() ? Layout::TokenMajor : Layout::HeadMajor;
+  f.decay = coin() ? DecayKind::Scalar : DecayKind::Channel;
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d <= c.H; ++d)
+    if (c.H % d == 0) divisors.push_back(d);
+  f.key_heads = divisors[pick(0, divisors.size() - 1)];
+  switch (pick(0, 2)) {
+    case 0: break;                                              // query heads = H
+    case 1: f.query_heads = divisors[pick(0, divisors.size() - 1)]; break;  // shared queries
+    default: f.query_heads = c.H * pick(2, 4);                  // grouped readout
+  }
+  int64_t sequences = c.B;
+  if (coin()) {  // variable lengths, B = 1: T is their sum
+    c.B = 1;
+    sequences = pick(1, 5);
+    for (int64_t i = 0; i < sequences; ++i) f.seqlens.push_back(tokens[pick(0, std::size(tokens) - 1)]);
+  }
+  if (coin()) {  // slots: distinct final rows, initial rows anywhere or zeros
+    const int64_t slots = sequences + pick(0, 2);
+    std::vector<int64_t> rows(slots);
+    std::iota(rows.begin(), rows.end(), 0);
+    std::shuffle(rows.begin(), rows.end(), rng);
+    f.final_state_indices.assign(rows.begin(), rows.begin() + sequences);
+    f.final_state_slots = slots;
+    f.in_place = coin();
+    for (int64_t i = 0; i < sequences; ++i)
+      f.initial_state_indices.push_back(f.in_place ? (coin() ? f.final_state_indices[i] : -1) : pick(-1, slots - 1));
+    f.initial_state_slots = slots;
+    f.int32_indices = coin();
+  }
+  c.options.decay = coin() ? DecayRegime::Uniform : DecayRegime::Zeros;
+  c.options.seed = rng();
+  c.call.threads = static_cast<int>(pick(1, 2));
+  c.call.column_parts = coin() ? 0 : static_cast<int>(pick(1, 3));
+  c.side = coin() ? GuardedCopy::Side::After : GuardedCopy::Side::Before;
+  return c;
+}
+
+class RandomCallsTest : public ::testing::TestWithParam<Route> {
+ protected:
+  static void SetUpTestSuite() { ASSERT_TRUE(tools::install_all_routes()); }
+};
+
+TEST_P(RandomCallsTest, WithinTheContractAndInsideTheirTensors) {
+  std::mt19937_64 rng(20261206);
+  for (int i = 0; i < 24; ++i) {
+    RandomCall c = draw(rng);
+    Problem p = make_problem(c.B, c.H, c.T, c.K, c.V, c.options);
+    c.call.route = GetParam();
+    expect_within_contract(p, c.call, "call " + std::to_string(i) + ": " + c.describe(), on_copies<GuardedCopy>(p, c.side));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, RandomCallsTest,
+                         ::testing::Values(Route::Auto, Route::Recurrent, Route::Chunked),
+                         [](const auto& info) { return std::string(route_name(info.param)); });
+
+}  // namespace
+}  // namespace gdr::test
