@@ -116,9 +116,10 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   Shape final_pool = {N, H, K, V};
   if (a.final_is_initial) {
     if (!a.initial_state) return failed(name("final_state") + ": is initial_state, which is absent");
-    if (final_indexed && !initial_indexed && initial_rows != N)
+    // One pool read and written: N rows unless both index arrays say where.
+    if (final_indexed != initial_indexed && initial_rows != N)
       return failed(pool_shape_error("initial_state", *a.initial_state, false) + " (" + name("in_place") +
-                    " with " + name("final_state_indices") + " alone)");
+                    " with " + name(final_indexed ? "final_state_indices" : "initial_state_indices") + " alone)");
     final_pool = *a.initial_state;
   } else if (a.final_state) {
     if (std::string e = pool_shape_error("final_state", *a.final_state, final_indexed); !e.empty())
@@ -147,6 +148,15 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   }
   call->out = out;
   call->final_state = final_pool;
+  // validate_sizes() counts an indexed pool's rows only once its indices
+  // have data, which a shaped call has not yet.
+  for (const auto& [field, pool] : {std::pair<const char*, Shape>{"initial_state", {initial_rows, H, K, V}},
+                                    {"final_state", final_pool}}) {
+    int64_t bytes = sizeof(float);
+    for (int64_t d : pool)
+      if (__builtin_mul_overflow(bytes, d, &bytes))
+        return failed(name(field) + ": shape " + shape_string(pool) + " has more bytes than 64 bits count");
+  }
   return validate_sizes(t);
 }
 

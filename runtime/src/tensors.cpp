@@ -12,14 +12,21 @@ namespace {
 
 bool mul(int64_t a, int64_t b, int64_t* r) { return !__builtin_mul_overflow(a, b, r); }
 
-// Element count of a tensor with the given dims, or -1 on overflow of the
-// byte count (elements * 8 must fit in int64: indices may be int64).
+// Element count of a tensor with the given dims, or -1 when the dims that
+// are not 0 multiply past int64 as bytes (elements * 8: indices may be
+// int64). A 0 does not hide the others: the runtime multiplies some of
+// them before it meets the 0 (a state's H * K * V in a batch of no
+// sequences).
 int64_t elements(std::initializer_list<int64_t> dims) {
   int64_t n = 1;
-  for (int64_t d : dims)
-    if (!mul(n, d, &n)) return -1;
+  bool none = false;
+  for (int64_t d : dims) {
+    if (d == 0) none = true;
+    else if (!mul(n, d, &n)) return -1;
+  }
   int64_t bytes;
-  return mul(n, 8, &bytes) ? n : -1;
+  if (!mul(n, 8, &bytes)) return -1;
+  return none ? 0 : n;
 }
 
 struct Span {

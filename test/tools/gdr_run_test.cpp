@@ -599,6 +599,12 @@ TEST_F(GdrRunTest, FormErrorsAreOneLineNamingTheFlagAndWriteNothing) {
        "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy --initial-state s.npy --out out.npy "
        "--final-state s.npy " + form_flags(good) + " --in-place 1",
        "--in-place 1: sequence 0 writes slot 2, which sequence 1 reads", 1},
+      {"in place: initial indices alone, over a pool of other than a row a sequence", [](GdrRunTest*) {},
+       "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy --initial-state s.npy --out out.npy "
+       "--final-state s.npy --layout bthd --cu-seqlens c.npy --initial-state-indices ii.npy --in-place 1",
+       "--initial-state s.npy: shape (3, 8, 4, 6) does not match the expected (2, 8, 4, 6) (2 sequences "
+       "(--cu-seqlens c.npy), H and V from --value v.npy, K from --query q.npy) (--in-place 1 with "
+       "--initial-state-indices ii.npy alone)", 1},
       {"unknown layout", [](GdrRunTest*) {}, files + "--layout hbtd", "--layout: expected bhtd or bthd, got 'hbtd'",
        2},
       {"bad in-place", [](GdrRunTest*) {}, all + " --in-place 2",

@@ -16,7 +16,7 @@ namespace {
 
 // Offsets and slot indices for the cases below (B = 1, T = 5).
 const int64_t kCuWhole[] = {0, 5}, kCuFrom1[] = {1, 5}, kCuDown[] = {0, 4, 3, 5},
-              kCuShort[] = {0, 2, 4}, kCuTwo[] = {0, 2, 5};
+              kCuShort[] = {0, 2, 4}, kCuTwo[] = {0, 2, 5}, kCuNone[] = {0};
 const int64_t kSlot0[] = {0}, kSlot5[] = {5}, kSlotMinus1[] = {-1}, kSlots00[] = {0, 0},
               kSlots01[] = {0, 1}, kSlots10[] = {1, 0};
 
@@ -41,6 +41,15 @@ const Case kCases[] = {
     {"K zero", [](Tensors& t, test::Problem&) { t.K = 0; }, "K must be positive"},
     {"V zero", [](Tensors& t, test::Problem&) { t.V = 0; }, "V must be positive"},
     {"overflow", [](Tensors& t, test::Problem&) { t.T = int64_t(1) << 40, t.K = int64_t(1) << 30; },
+     "overflow"},
+    // No sequences and no tokens: every tensor is empty, but a state's
+    // H * K * V (which the runtime multiplies) would not fit.
+    {"overflow behind a batch of no sequences",
+     [](Tensors& t, test::Problem&) {
+       t.T = 0;
+       t.cu_seqlens = indices(kCuNone);
+       t.K = t.V = int64_t(1) << 31;
+     },
      "overflow"},
     {"null query", [](Tensors& t, test::Problem&) { t.query = nullptr; }, "query is a null pointer"},
     {"null key", [](Tensors& t, test::Problem&) { t.key = nullptr; }, "key is a null pointer"},
