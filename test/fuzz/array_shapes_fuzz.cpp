@@ -17,7 +17,8 @@ namespace {
 // A size: mostly small, sometimes huge (products that overflow).
 int64_t size(FuzzedDataProvider& in) {
   return in.ConsumeBool() ? in.ConsumeIntegralInRange<int64_t>(0, 5)
-                          : in.PickValueInArray<int64_t>({8, 16, int64_t{1} << 31, int64_t{1} << 40, INT64_MAX});
+                          : in.PickValueInArray<int64_t>({8, 16, int64_t{1} << 20, int64_t{1} << 29, int64_t{1} << 30,
+                                                          int64_t{1} << 31, int64_t{1} << 40, INT64_MAX});
 }
 
 int64_t elements(const gdr::Shape& s) {

@@ -1,6 +1,8 @@
 // Fuzzes the loader's reading of a kernel library's ELF header and dynamic
 // symbol table, which runs on any file a program is given, before dlopen:
-// it must refuse or read, within the file's bytes, in time linear in them.
+// it must refuse or read, within the file's bytes, in time linear in them
+// (one symbol table, each name looked at no further than the longest asked
+// for).
 #include <cstdint>
 #include <string>
 #include <vector>

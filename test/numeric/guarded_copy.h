@@ -26,6 +26,7 @@ struct GuardedCopy {
     base = static_cast<char*>(m);
     char* guard = side == Side::Before ? base : base + data_pages * page;
     if (mprotect(guard, page, PROT_NONE) != 0) std::abort();
+    // (An empty tensor Before points one past the mapping: never read.)
     data = reinterpret_cast<float*>(side == Side::Before ? base + page : guard - bytes);
     std::copy(x.begin(), x.end(), data);
   }

@@ -1,10 +1,12 @@
-// Random calls on every generated route, as XNNPACK's testers draw theirs:
+// Random calls on the generated routes (not the autoscheduled chunked one,
+// whose compiles take seconds each), as XNNPACK's testers draw theirs:
 // sizes (K and V from 1 to 40: ragged tiles, masked vectors), token counts
 // around the blocks and chunks, every form (layout, decay kind, head
-// groups, variable lengths with empty sequences, slots, in place), 1 or 2
-// threads, column parts, each tensor against an inaccessible page on one
-// side (guarded_copy.h). Each call is within the contract against float64.
-// Seeded: the same calls every run; a failure names its call.
+// groups, variable lengths with empty sequences or none, slots of either
+// pool or both, in place), 1 or 2 threads, column parts, each tensor
+// against an inaccessible page on one side (guarded_copy.h). Each call is
+// within the contract against float64. Seeded: the same calls every run;
+// a failure names its call.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,7 +33,10 @@ struct RandomCall {
   Options call;
   GuardedCopy::Side side;
   std::string describe() const {
-    return "B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(T) +
+    const int64_t tokens = options.form.seqlens.empty()
+                               ? T
+                               : std::accumulate(options.form.seqlens.begin(), options.form.seqlens.end(), int64_t{0});
+    return "B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(tokens) +
            " K=" + std::to_string(K) + " V=" + std::to_string(V) + " Hk=" + std::to_string(options.form.key_heads) +
            " Hq=" + std::to_string(options.form.query_heads) + " " + layout_name(options.form.layout) + " " +
            decay_kind_name(options.form.decay) + " seqlens=" + list(options.form.seqlens) +
@@ -66,24 +71,34 @@ RandomCall draw(std::mt19937_64& rng) {
     default: f.query_heads = c.H * pick(2, 4);                  // grouped readout
   }
   int64_t sequences = c.B;
-  if (coin()) {  // variable lengths, B = 1: T is their sum
+  if (coin()) {  // variable lengths, B = 1: T is their sum (none: a batch of no sequences)
     c.B = 1;
-    sequences = pick(1, 5);
+    sequences = pick(0, 5);
     for (int64_t i = 0; i < sequences; ++i) f.seqlens.push_back(tokens[pick(0, std::size(tokens) - 1)]);
   }
-  if (coin()) {  // slots: distinct final rows, initial rows anywhere or zeros
-    const int64_t slots = sequences + pick(0, 2);
-    std::vector<int64_t> rows(slots);
-    std::iota(rows.begin(), rows.end(), 0);
-    std::shuffle(rows.begin(), rows.end(), rng);
+  // Slots: none, initial or final rows alone, or both. Final rows are
+  // distinct. In place one pool is read and written, each sequence reading
+  // its own row or zeros; with one index array alone that pool has a row a
+  // sequence, written in order.
+  const bool final_rows = coin(), initial_rows = coin();
+  f.in_place = coin();
+  const bool row_a_sequence = f.in_place && final_rows != initial_rows;
+  const int64_t slots = row_a_sequence ? sequences : sequences + pick(0, 2);
+  std::vector<int64_t> rows(slots);
+  std::iota(rows.begin(), rows.end(), 0);
+  if (!row_a_sequence) std::shuffle(rows.begin(), rows.end(), rng);
+  if (final_rows) {
     f.final_state_indices.assign(rows.begin(), rows.begin() + sequences);
     f.final_state_slots = slots;
-    f.in_place = coin();
-    for (int64_t i = 0; i < sequences; ++i)
-      f.initial_state_indices.push_back(f.in_place ? (coin() ? f.final_state_indices[i] : -1) : pick(-1, slots - 1));
-    f.initial_state_slots = slots;
-    f.int32_indices = coin();
   }
+  if (initial_rows) {
+    for (int64_t i = 0; i < sequences; ++i) {
+      const int64_t own = final_rows ? f.final_state_indices[i] : i;
+      f.initial_state_indices.push_back(coin() ? -1 : f.in_place ? own : pick(0, slots - 1));
+    }
+    f.initial_state_slots = slots;
+  }
+  f.int32_indices = coin();
   c.options.decay = coin() ? DecayRegime::Uniform : DecayRegime::Zeros;
   c.options.seed = rng();
   c.call.threads = static_cast<int>(pick(1, 2));
