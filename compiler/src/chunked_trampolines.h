@@ -11,7 +11,12 @@
 
 namespace gdr::compiler {
 
-constexpr int kTrampolines = 64;
+// Each distinct chunked kernel a process compiles takes one for good. 64
+// ran out in one process of seeded random calls (test/numeric/
+// random_calls_test.cpp with 300 calls: 64 (K, V) pairs), and gdr-tune
+// over a few shapes' chunk x width grids comes near it; a Halide compile
+// takes about a second, so 1024 is a quarter hour of compiling.
+constexpr int kTrampolines = 1024;
 
 // Binds the next free trampoline to (fn, chunk) and returns it in *entry;
 // an error once all are taken. Thread-safe.
