@@ -67,7 +67,7 @@ Status read_library_facts(const std::string& path, const std::vector<std::string
   } else if (st.st_size > kMostLibraryBytes) {
     why = std::to_string(st.st_size) + " bytes, more than any kernel library (" + std::to_string(kMostLibraryBytes) + ")";
   } else {
-    file.resize(static_cast<size_t>(std::min<int64_t>(st.st_size, kMostLibraryBytes)) + 1);
+    file.resize(static_cast<size_t>(st.st_size) + 1);  // one more: whether it reads more than it says
     size_t got = 0;
     for (;;) {
       if (got == file.size()) {

@@ -19,14 +19,14 @@ bool mul(int64_t a, int64_t b, int64_t* r) { return !__builtin_mul_overflow(a, b
 // sequences).
 int64_t elements(std::initializer_list<int64_t> dims) {
   int64_t n = 1;
-  bool none = false;
+  bool empty = false;
   for (int64_t d : dims) {
-    if (d == 0) none = true;
+    if (d == 0) empty = true;
     else if (!mul(n, d, &n)) return -1;
   }
   int64_t bytes;
   if (!mul(n, 8, &bytes)) return -1;
-  return none ? 0 : n;
+  return empty ? 0 : n;
 }
 
 struct Span {
