@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -178,20 +179,25 @@ TEST_P(FormTest, MatchesFloat64) {
 // tensor may be (every 64-byte row load then spans two lines).
 Runner one_float_past_lines(Problem& p) { return on_copies<ShiftedCopy>(p, int64_t{1}); }
 
+// Runs `form` (K x V) on `route`, 2 threads, with its tensors where
+// `placed` puts them, within the contract.
+void expect_placed_within_contract(Route route, const Form& form, int64_t K, int64_t V, const std::string& what,
+                                   const std::function<Runner(Problem&)>& placed) {
+  ProblemOptions o;
+  o.form = form.form;
+  Problem p = make_problem(form.B, form.H, form.T, K, V, o);
+  Options options;
+  options.route = route;
+  options.threads = 2;
+  expect_within_contract(p, options, form.name + what, placed(p));
+}
+
 // Every route reads and writes tensors wherever they start (Problem's
 // tensors start cache lines; K and V are multiples of 16 here, so that only
 // the shift misaligns rows).
 TEST_P(FormTest, TensorsOneFloatPastALine) {
   const Form forms[] = {{"flagship", 2, 3, 37, ProblemForm{}}, {"everything", 1, 4, 0, everything()}};
-  for (const Form& form : forms) {
-    ProblemOptions o;
-    o.form = form.form;
-    Problem p = make_problem(form.B, form.H, form.T, 32, 48, o);
-    Options options;
-    options.route = GetParam();
-    options.threads = 2;
-    expect_within_contract(p, options, form.name, one_float_past_lines(p));
-  }
+  for (const Form& form : forms) expect_placed_within_contract(GetParam(), form, 32, 48, "", one_float_past_lines);
 }
 
 // Every route stays inside its tensors: each one ends right before an
@@ -205,17 +211,10 @@ TEST_P(FormTest, TensorsAgainstGuardPages) {
                         {"grouped_readout3_scalar_bthd", 2, 4, 70, grouped_readout3_scalar_bthd()},
                         {"varlen_short", 1, 3, 0, varlen_short()}};
   for (const Form& form : forms) {
-    for (GuardedCopy::Side side : {GuardedCopy::Side::After, GuardedCopy::Side::Before}) {
-      ProblemOptions o;
-      o.form = form.form;
-      Problem p = make_problem(form.B, form.H, form.T, 24, 40, o);
-      Options options;
-      options.route = GetParam();
-      options.threads = 2;
-      expect_within_contract(p, options,
-                             std::string(form.name) + (side == GuardedCopy::Side::After ? " guard after" : " guard before"),
-                             on_copies<GuardedCopy>(p, side));
-    }
+    expect_placed_within_contract(GetParam(), form, 24, 40, " guard after",
+                                  [](Problem& p) { return on_copies<GuardedCopy>(p, GuardedCopy::Side::After); });
+    expect_placed_within_contract(GetParam(), form, 24, 40, " guard before",
+                                  [](Problem& p) { return on_copies<GuardedCopy>(p, GuardedCopy::Side::Before); });
   }
 }
 
