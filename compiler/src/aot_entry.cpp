@@ -3,7 +3,6 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
@@ -67,14 +66,7 @@ Status aot_entry_object(const Target& target, const std::string& name, const Ent
   llvm::raw_string_ostream verify_os(verify);
   if (llvm::verifyModule(module, &verify_os)) return Status::error("the entry module of " + name + ": " + verify);
 
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager codegen;
-  if (tm->addPassesToEmitFile(codegen, os, nullptr, llvm::CGFT_ObjectFile))
-    return Status::error("the target machine cannot emit objects");
-  codegen.run(module);
-  object->assign(buffer.begin(), buffer.end());
-  return Status::ok();
+  return emit_code(*tm, module, object);
 }
 
 }  // namespace gdr::compiler

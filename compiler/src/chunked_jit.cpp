@@ -1,6 +1,6 @@
 // The chunked route in process: kernels from the disk cache or compiled,
 // linked into the process JIT (or Halide's own JIT for the profiler and
-// Adams2019), behind trampolines with the kernel ABI; the routes' runner.
+// Adams2019), behind generated entry points with the kernel ABI; the routes' runner.
 #include "gdr/compiler/chunked.h"
 
 #include <Halide.h>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "chunked_trampolines.h"
+#include "chunked_jit_entry.h"
 #include "gdr/compiler/diagnostics.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/halide_chunked_abi.h"
@@ -155,7 +155,7 @@ CompiledKernel jit_compile(const ChunkedSpec& spec) {
     const std::string name = spec.variant().name();
 
     Kernel& k = result.kernel;
-    if (Status s = bind_trampoline(fn, spec.schedule.chunk, &k.fn); !s) return {s, {}};
+    if (Status s = jit_chunked_entry(name, fn, spec.schedule.chunk, &k.fn); !s) return {s, {}};
     k.name = name;
     k.K = spec.K;
     k.V = spec.V;

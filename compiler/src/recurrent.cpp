@@ -4,7 +4,6 @@
 
 #include "gdr/kernel_info.h"
 
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/OptimizationLevel.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -136,19 +135,12 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   set_function_attributes(*llvm_module, target);
   optimize(*llvm_module, *tm);
 
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  if (output == RecurrentOutput::LlvmIr) {
-    llvm_module->print(os, nullptr);
-  } else {
-    llvm::legacy::PassManager codegen;
-    const bool assembly = output == RecurrentOutput::Assembly;
-    if (tm->addPassesToEmitFile(codegen, os, nullptr,
-                                assembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile))
-      return Status::error(std::string("the target machine cannot emit ") + (assembly ? "assembly" : "objects"));
-    codegen.run(*llvm_module);
-  }
-  object->assign(buffer.begin(), buffer.end());
+  if (output != RecurrentOutput::LlvmIr)
+    return emit_code(*tm, *llvm_module, object, output == RecurrentOutput::Assembly);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm_module->print(os, nullptr);
+  object->assign(text.begin(), text.end());
   return Status::ok();
 }
 

@@ -1,11 +1,14 @@
 #include "gdr/compiler/target.h"
 
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/Triple.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
@@ -128,6 +131,17 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, s
   return std::unique_ptr<llvm::TargetMachine>(llvm_target->createTargetMachine(
       target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, llvm::None,
       llvm::CodeGenOpt::Aggressive));
+}
+
+Status emit_code(llvm::TargetMachine& tm, llvm::Module& module, std::vector<char>* code, bool assembly) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr, assembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile))
+    return Status::error(std::string("the target machine cannot emit ") + (assembly ? "assembly" : "objects"));
+  codegen.run(module);
+  code->assign(buffer.begin(), buffer.end());
+  return Status::ok();
 }
 
 }  // namespace gdr::compiler

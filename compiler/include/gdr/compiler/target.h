@@ -3,10 +3,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gdr/status.h"
 
 namespace llvm {
+class Module;
 class TargetMachine;
 }
 
@@ -50,5 +52,9 @@ bool target_has_features(const Target& target, const std::string& features);
 // A TargetMachine for `target` (PIC, aggressive optimisation); null with
 // `*error` set if LLVM has no such target or does not know the CPU.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* error);
+
+// `module`'s code as `tm` emits it: an object file, or assembly text.
+Status emit_code(llvm::TargetMachine& tm, llvm::Module& module, std::vector<char>* code,
+                 bool assembly = false);
 
 }  // namespace gdr::compiler
