@@ -104,6 +104,17 @@ TEST_F(ToolCliTest, AnUnknownFlagIsAUsageError) {
   }
 }
 
+// What an error echoes stays on its one line, and the terminal gets no
+// escape sequence from it.
+TEST_F(ToolCliTest, AnErrorIsOneLineWhateverItEchoes) {
+  for (const Tool& tool : tools()) {
+    if (tool.name == "gdr-opt") continue;  // LLVM's parser words its own messages
+    const Result r = run(tool.path, "\"--bad$(printf '\\n\\033[31m')\" 1");
+    EXPECT_EQ(r.exit_code, tools::kExitUsage) << tool.name << ": " << r.err;
+    EXPECT_EQ(r.err, tool.name + ": unknown argument --bad\\n\\x1b[31m (see --help)\n");
+  }
+}
+
 TEST_F(ToolCliTest, BenchUsageAndFailure) {
   Result r = run(GDR_BENCH_PATH, "--impl nope");
   EXPECT_EQ(r.exit_code, tools::kExitUsage) << r.err;

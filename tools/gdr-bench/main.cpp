@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/error_line.h"
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/form.h"
@@ -88,8 +89,7 @@ const char kUsage[] =
     "       gdr-bench --version\n";
 
 [[noreturn]] void exit_with(int code, const std::string& message) {
-  std::fprintf(stderr, "gdr-bench: %s\n", message.c_str());
-  std::exit(code);
+  std::exit(gdr::tools::error_line("gdr-bench", code, message));
 }
 // A bad command line: nothing was measured.
 [[noreturn]] void die(const std::string& message) { exit_with(gdr::tools::kExitUsage, message); }

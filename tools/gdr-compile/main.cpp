@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "../common/error_line.h"
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/version.h"
@@ -70,10 +71,7 @@ const std::set<std::string> kRecurrentFlags = {"--vector-width", "--v-tile", "--
                                                "--sweep-tokens", "--vector-bits"};
 const std::set<std::string> kChunkedFlags = {"--scheduler", "--asm", "--halide-abi"};
 
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "gdr-compile: %s\n", message.c_str());
-  return code;
-}
+int fail(int code, const std::string& message) { return gdr::tools::error_line("gdr-compile", code, message); }
 // A bad command line, or an output that cannot be written (checked before
 // compiling): nothing was compiled.
 int usage_error(const std::string& message) { return fail(gdr::tools::kExitUsage, message); }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/error_line.h"
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/implementations.h"
@@ -45,10 +46,7 @@ const char kUsage[] =
     "  are [N or pool rows, H, K, V]; out gets max(Hq, H) heads in the layout given.\n"
     "       gdr-run --version\n";
 
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "gdr-run: %s\n", message.c_str());
-  return code;
-}
+int fail(int code, const std::string& message) { return gdr::tools::error_line("gdr-run", code, message); }
 int usage_error(const std::string& message) { return fail(gdr::tools::kExitUsage, message); }
 int failed(const std::string& message) { return fail(gdr::tools::kExitFailed, message); }
 

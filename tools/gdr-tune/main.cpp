@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/error_line.h"
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
 #include "../common/form.h"
@@ -53,8 +54,7 @@ const char kUsage[] =
     "       gdr-tune --version\n";
 
 [[noreturn]] void exit_with(int code, const std::string& message) {
-  std::fprintf(stderr, "gdr-tune: %s\n", message.c_str());
-  std::exit(code);
+  std::exit(gdr::tools::error_line("gdr-tune", code, message));
 }
 // A bad command line (including a --report or --db that cannot be used,
 // checked before tuning): nothing was tuned or written.

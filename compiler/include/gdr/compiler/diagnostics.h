@@ -6,7 +6,8 @@
 
 namespace gdr::compiler {
 
-// Verbosity >= 1: something was ignored, rebuilt or could not be used.
+// Verbosity >= 1: something was ignored, rebuilt or could not be used
+// (control characters of what it echoes escaped: support::one_line).
 void warn(const std::string& line);
 
 // Verbosity >= 2: a kernel was compiled (`compiled`) or loaded from the
