@@ -1,14 +1,22 @@
-"""torch.ops.gdr: the op with the schema of ExecuTorch's llama::gated_delta_rule.
+"""torch.ops.gdr: the op with the schema of ExecuTorch's llama::gated_delta_rule,
+keyword arguments for the rest of the interface, and a pool op for serving.
 
-    out, final_state = torch.ops.gdr.gated_delta_rule(query, key, value, decay, beta, initial_state)
+    out, final_state = torch.ops.gdr.gated_delta_rule(query, key, value, decay, beta, initial_state,
+                                                      layout="bhtd", cu_seqlens=None)
     torch.ops.gdr.gated_delta_rule.out(query, ..., initial_state, out=o, final_state_out=s)
+    out = torch.ops.gdr.gated_delta_rule_pool_(query, key, value, decay, beta, state_pool,
+                                               initial_state_indices, final_state_indices,
+                                               layout="bthd", cu_seqlens=offsets)
 
-CPU float32 contiguous tensors, [B, heads, T, D] (head-major), one sequence
-per batch row; the shapes decide the form (grouped readout or grouped
-values, scalar or channelwise decay). The tensors' memory is passed to the
-kernel as it is: no copy. A fake implementation lets torch.compile,
-torch.export and make_fx trace it. Forward only (no autograd formula).
-Imported by ``import gdr`` when torch is importable.
+CPU float32 contiguous tensors (offsets and indices int32 or int64, rank 1);
+the shapes decide the form (grouped readout or grouped values, scalar or
+channelwise decay), `layout` the order of tokens and heads, `cu_seqlens`
+packs sequences into one batch row. The pool op reads each sequence's state
+from its initial slot (-1: zeros) and writes it to its final slot of the
+same pool, in place. The tensors' memory is passed to the kernel as it is:
+no copy. Fake implementations let torch.compile, torch.export and make_fx
+trace them. Forward only (no autograd formula). Imported by ``import gdr``
+when torch is importable.
 """
 
 import os
@@ -17,10 +25,9 @@ import torch
 
 from . import _gdr
 
-_ARGS = "Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, Tensor initial_state"
-SCHEMA = f"({_ARGS}) -> (Tensor, Tensor)"
-OUT_SCHEMA = f"({_ARGS}, *, Tensor(a!) out, Tensor(b!) final_state_out) -> (Tensor(a!), Tensor(b!))"
+SCHEMAS = dict(_gdr.torch_op_schemas)  # name -> signature, as the C++ kernels define them
 _NAMES = ("query", "key", "value", "decay", "beta", "initial_state", "out", "final_state_out")
+_POOL_NAMES = ("query", "key", "value", "decay", "beta", "state_pool")
 
 
 def _check(name, t):
@@ -34,50 +41,103 @@ def _check(name, t):
         raise ValueError(f"{name}: expected a contiguous tensor (.contiguous())")
 
 
+def _check_indices(name, t):
+    # Offsets and slot indices: int32 or int64, rank 1, contiguous.
+    if not isinstance(t, torch.Tensor):
+        raise ValueError(f"{name}: expected a torch.Tensor, got {type(t).__name__}")
+    if t.dtype not in (torch.int32, torch.int64):
+        raise ValueError(f"{name}: expected int32 or int64, got {str(t.dtype).replace('torch.', '')}")
+    if t.dim() != 1:
+        raise ValueError(f"{name}: expected rank 1, got shape {tuple(t.shape)}")
+    if not t.is_contiguous():
+        raise ValueError(f"{name}: expected a contiguous tensor (.contiguous())")
+
+
+def _on_cpu(name, t):
+    if not t.is_cpu:
+        raise ValueError(f"{name}: expected a CPU tensor, got device '{t.device}'")
+
+
 def _operand(name, t):
     # A tensor the kernel can read: float32, contiguous, on the CPU.
     _check(name, t)
-    if not t.is_cpu:
-        raise ValueError(f"{name}: expected a CPU tensor, got device '{t.device}'")
+    _on_cpu(name, t)
     return t.data_ptr(), t.shape
 
 
-def _shapes(tensors):
+def _index_operand(name, t):
+    if t is None:
+        return None
+    _check_indices(name, t)
+    _on_cpu(name, t)
+    return t.data_ptr(), str(t.dtype).replace("torch.", ""), t.shape[0]
+
+
+def _shapes(names, tensors, layout, cu_seqlens, slots=(None, None)):
     # (out, final_state_out) shapes, after the checks a tensor without data
     # allows: dtype, contiguity and the C++ API's shape rules and messages.
-    for name, t in zip(_NAMES, tensors):
+    for name, t in zip(names, tensors):
         _check(name, t)
-    return _gdr.torch_op_shapes([t.shape for t in tensors])
+    indices = {"cu_seqlens": cu_seqlens, "initial_state_indices": slots[0], "final_state_indices": slots[1]}
+    for name, t in indices.items():
+        if t is not None:
+            _check_indices(name, t)
+    return _gdr.torch_op_shapes([t.shape for t in tensors], layout,
+                                **{n: None if t is None else tuple(t.shape) for n, t in indices.items()})
 
 
-def _run(tensors):
+def _run(names, tensors, layout, cu_seqlens, slots=(None, None)):
     # torch's intra-op thread count (torch.set_num_threads), as its own CPU ops use.
-    _gdr.run_pointers([_operand(n, t) for n, t in zip(_NAMES, tensors)], "auto", torch.get_num_threads())
+    _gdr.run_pointers([_operand(n, t) for n, t in zip(names, tensors)], "auto", torch.get_num_threads(), layout,
+                      _index_operand("cu_seqlens", cu_seqlens), _index_operand("initial_state_indices", slots[0]),
+                      _index_operand("final_state_indices", slots[1]))
 
 
-def gated_delta_rule_fake(query, key, value, decay, beta, initial_state):
-    out_shape, final_shape = _shapes((query, key, value, decay, beta, initial_state))
+def gated_delta_rule_fake(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None):
+    inputs = (query, key, value, decay, beta, initial_state)
+    out_shape, final_shape = _shapes(_NAMES, inputs, layout, cu_seqlens)
     return value.new_empty(out_shape), initial_state.new_empty(final_shape)
 
 
-def gated_delta_rule(query, key, value, decay, beta, initial_state):
-    out, final_state = gated_delta_rule_fake(query, key, value, decay, beta, initial_state)
-    _run((query, key, value, decay, beta, initial_state, out, final_state))
+def gated_delta_rule(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None):
+    out, final_state = gated_delta_rule_fake(query, key, value, decay, beta, initial_state, layout=layout,
+                                             cu_seqlens=cu_seqlens)
+    _run(_NAMES, (query, key, value, decay, beta, initial_state, out, final_state), layout, cu_seqlens)
     return out, final_state
 
 
-def gated_delta_rule_out(query, key, value, decay, beta, initial_state, *, out, final_state_out):
-    _run((query, key, value, decay, beta, initial_state, out, final_state_out))
+def gated_delta_rule_out(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None, out,
+                         final_state_out):
+    _run(_NAMES, (query, key, value, decay, beta, initial_state, out, final_state_out), layout, cu_seqlens)
     return out, final_state_out
 
 
-def gated_delta_rule_out_fake(query, key, value, decay, beta, initial_state, *, out, final_state_out):
-    _shapes((query, key, value, decay, beta, initial_state, out, final_state_out))
+def gated_delta_rule_out_fake(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None,
+                              out, final_state_out):
+    _shapes(_NAMES, (query, key, value, decay, beta, initial_state, out, final_state_out), layout, cu_seqlens)
     return out, final_state_out
 
 
-_OPS = (("gated_delta_rule", SCHEMA, gated_delta_rule, gated_delta_rule_fake),
-        ("gated_delta_rule.out", OUT_SCHEMA, gated_delta_rule_out, gated_delta_rule_out_fake))
+def gated_delta_rule_pool_fake(query, key, value, decay, beta, state_pool, initial_state_indices,
+                               final_state_indices, *, layout="bhtd", cu_seqlens=None):
+    out_shape, _ = _shapes(_POOL_NAMES, (query, key, value, decay, beta, state_pool), layout, cu_seqlens,
+                           (initial_state_indices, final_state_indices))
+    return value.new_empty(out_shape)
+
+
+def gated_delta_rule_pool_(query, key, value, decay, beta, state_pool, initial_state_indices, final_state_indices,
+                           *, layout="bhtd", cu_seqlens=None):
+    slots = (initial_state_indices, final_state_indices)
+    out = gated_delta_rule_pool_fake(query, key, value, decay, beta, state_pool, *slots, layout=layout,
+                                     cu_seqlens=cu_seqlens)
+    _run(_POOL_NAMES + ("out", "state_pool"), (query, key, value, decay, beta, state_pool, out, state_pool), layout,
+         cu_seqlens, slots)
+    return out
+
+
+_OPS = (("gated_delta_rule", gated_delta_rule, gated_delta_rule_fake),
+        ("gated_delta_rule.out", gated_delta_rule_out, gated_delta_rule_out_fake),
+        ("gated_delta_rule_pool_", gated_delta_rule_pool_, gated_delta_rule_pool_fake))
 
 
 def _cpp_kernels_for_this_torch():
@@ -97,14 +157,14 @@ if _cpp_kernels_for_this_torch():
     from . import _gdr_torch  # noqa: F401  (defines and implements the ops)
     KERNELS = "C++"
 elif hasattr(torch.library, "register_fake"):  # torch >= 2.4
-    for _name, _schema, _impl, _fake in _OPS:
-        torch.library.define(f"gdr::{_name}", _schema)
+    for _name, _impl, _fake in _OPS:
+        torch.library.define(f"gdr::{_name}", SCHEMAS[_name])
         torch.library.impl(f"gdr::{_name}", "cpu", _impl)
         torch.library.register_fake(f"gdr::{_name}", _fake)
 else:  # torch 1.13 to 2.3: a Meta kernel is what fake tensors run
     _library = torch.library.Library("gdr", "DEF")
-    for _name, _schema, _impl, _fake in _OPS:
-        _library.define(_name + _schema)
+    for _name, _impl, _fake in _OPS:
+        _library.define(_name + SCHEMAS[_name])
         _library.impl(_name, _impl, "CPU")
         _library.impl(_name, _fake, "Meta")
         _library.impl(_name, _fake, "AutogradMeta")  # 1.13 has no autograd fallthrough for meta tensors

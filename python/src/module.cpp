@@ -11,12 +11,13 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "gdr/array_shapes.h"
 #include "gdr/jit.h"
 #include "gdr/runtime.h"
 #include "run_entry.h"
-#include "torch_op_names.h"
+#include "torch_op_schema.h"
 
 namespace py = pybind11;
 
@@ -261,38 +262,81 @@ std::string explain(const py::object& query, const py::object& key, const py::ob
 using PointerAndShape = std::pair<uintptr_t, gdr::Shape>;
 Operand pointer_operand(const PointerAndShape& p) { return {reinterpret_cast<float*>(p.first), p.second}; }
 
-Call pointer_call(const std::vector<PointerAndShape>& operands, const std::string& route, int threads) {
+// (data pointer, "int32" or "int64", length): offsets or slot indices the
+// torch op's Python kernels have checked (rank 1, contiguous, on the CPU).
+using IndexPointer = std::tuple<uintptr_t, std::string, int64_t>;
+std::optional<gdr::Indices> pointer_indices(const std::optional<IndexPointer>& p) {
+  if (!p) return std::nullopt;
+  gdr::Indices indices;
+  indices.data = reinterpret_cast<const void*>(std::get<0>(*p));
+  indices.type = std::get<1>(*p) == "int32" ? gdr::Indices::Type::Int32 : gdr::Indices::Type::Int64;
+  indices.size = std::get<2>(*p);
+  return indices;
+}
+
+// The torch ops' calls: query, key, value, decay, beta, initial_state, out,
+// final_state; the pool op (slot indices given) passes its state_pool as
+// both states, updated in place.
+Call pointer_call(const std::vector<PointerAndShape>& operands, const std::string& route, int threads,
+                  const std::string& layout, const std::optional<IndexPointer>& cu_seqlens,
+                  const std::optional<IndexPointer>& initial_state_indices,
+                  const std::optional<IndexPointer>& final_state_indices) {
   if (operands.size() != 8)
     raise_value_error("expected 8 (data pointer, shape) pairs, got " + std::to_string(operands.size()));
   Call c;
   c.options = parse_options(route, threads);
+  c.layout = parse_layout(layout);
   Operand* const fields[] = {&c.query, &c.key, &c.value, &c.decay, &c.beta};
   for (int i = 0; i < 5; ++i) *fields[i] = pointer_operand(operands[i]);
   c.initial_state = pointer_operand(operands[5]);
   c.out = pointer_operand(operands[6]);
   c.final_state = pointer_operand(operands[7]);
+  c.cu_seqlens = pointer_indices(cu_seqlens);
+  c.initial_state_indices = pointer_indices(initial_state_indices);
+  c.final_state_indices = pointer_indices(final_state_indices);
+  c.in_place = c.initial_state_indices.has_value();
   return c;
 }
 
-// The torch op's output shapes (out, final_state_out) from its arguments'
+// The torch ops' output shapes (out, final_state_out) from their arguments'
 // shapes, checked as gdr::shape_call checks them: for fake and meta tensors,
 // which have no data. `shapes`: query, key, value, decay, beta,
-// initial_state, then out and final_state_out for the out variant.
-std::pair<gdr::Shape, gdr::Shape> torch_op_shapes(const std::vector<gdr::Shape>& shapes) {
+// initial_state (the pool op's state_pool), then out and final_state_out
+// for the out variant; the index tensors by their shapes; slot indices
+// make it the pool op.
+std::pair<gdr::Shape, gdr::Shape> torch_op_shapes(const std::vector<gdr::Shape>& shapes, const std::string& layout,
+                                                  const std::optional<gdr::Shape>& cu_seqlens,
+                                                  const std::optional<gdr::Shape>& initial_state_indices,
+                                                  const std::optional<gdr::Shape>& final_state_indices) {
   if (shapes.size() != 6 && shapes.size() != 8)
     raise_value_error("expected 6 or 8 shapes, got " + std::to_string(shapes.size()));
   gdr::ArrayShapes a;
   a.query = shapes[0], a.key = shapes[1], a.value = shapes[2], a.decay = shapes[3], a.beta = shapes[4];
   a.initial_state = shapes[5];
   if (shapes.size() == 8) a.out = shapes[6], a.final_state = shapes[7];
+  a.layout = parse_layout(layout);
+  a.cu_seqlens = cu_seqlens;
+  a.initial_state_indices = initial_state_indices;
+  a.final_state_indices = final_state_indices;
+  const bool pool = initial_state_indices.has_value();
+  if (pool) {
+    a.final_state = a.initial_state;
+    a.in_place = a.final_is_initial = true;
+  }
   gdr::ShapedCall call;
-  if (gdr::Status s = gdr::shape_call(a, gdr::python::torch_op_argument, &call); !s) raise_value_error(s.message());
+  if (gdr::Status s = gdr::shape_call(
+          a, [&](const std::string& field) { return gdr::python::torch_op_argument(field, a.layout, pool); }, &call);
+      !s)
+    raise_value_error(s.message());
   return {call.out, call.final_state};
 }
 
-// query, key, value, decay, beta, initial_state, out, final_state.
-void run_pointers(const std::vector<PointerAndShape>& operands, const std::string& route, int threads) {
-  const Call c = pointer_call(operands, route, threads);
+void run_pointers(const std::vector<PointerAndShape>& operands, const std::string& route, int threads,
+                  const std::string& layout, const std::optional<IndexPointer>& cu_seqlens,
+                  const std::optional<IndexPointer>& initial_state_indices,
+                  const std::optional<IndexPointer>& final_state_indices) {
+  const Call c =
+      pointer_call(operands, route, threads, layout, cu_seqlens, initial_state_indices, final_state_indices);
   run_without_gil(bound(c, shape(c).tensors), c.options);
 }
 
@@ -301,7 +345,7 @@ void run_pointers(const std::vector<PointerAndShape>& operands, const std::strin
 // the bindings' overhead is measured against (python/benchmarks).
 double time_pointers(const std::vector<PointerAndShape>& operands, const std::string& route, int threads,
                      int repetitions) {
-  const Call c = pointer_call(operands, route, threads);
+  const Call c = pointer_call(operands, route, threads, "bhtd", std::nullopt, std::nullopt, std::nullopt);
   const gdr::Tensors t = bound(c, shape(c).tensors);
   if (gdr::Status s = gdr::validate(t); !s) raise_value_error(s.message());
   py::gil_scoped_release unlocked;
@@ -331,8 +375,16 @@ PYBIND11_MODULE(_gdr, m) {
   m.attr("run_entry") = py::capsule(reinterpret_cast<void*>(entry), gdr::python::kRunEntryCapsule);
   m.def("gated_delta_rule", &gated_delta_rule);
   m.def("explain", &explain);
-  m.def("run_pointers", &run_pointers);
-  m.def("torch_op_shapes", &torch_op_shapes);
+  m.def("run_pointers", &run_pointers, py::arg("operands"), py::arg("route"), py::arg("threads"),
+        py::arg("layout") = "bhtd", py::arg("cu_seqlens") = py::none(),
+        py::arg("initial_state_indices") = py::none(), py::arg("final_state_indices") = py::none());
+  m.def("torch_op_shapes", &torch_op_shapes, py::arg("shapes"), py::arg("layout") = "bhtd",
+        py::arg("cu_seqlens") = py::none(), py::arg("initial_state_indices") = py::none(),
+        py::arg("final_state_indices") = py::none());
+  py::list schemas;
+  for (const gdr::python::TorchOpSchema& schema : gdr::python::kTorchOpSchemas)
+    schemas.append(py::make_tuple(schema.name, schema.signature));
+  m.attr("torch_op_schemas") = schemas;
   m.def("time_pointers", &time_pointers);
   m.def("configure", &configure);
 }

@@ -2,9 +2,11 @@
 // the build finds torch (Debian's python3-torch / libtorch-dev): the
 // dispatcher then calls them directly, with no Python in between, which is
 // what keeps a decode call's overhead over the C++ API small (python/README
-// and docs/python.md give the measurement). The schema is ExecuTorch's
-// llama::gated_delta_rule's; the Python fallback in gdr/torch_ops.py
-// registers the same ops for a torch this module was not built for.
+// and docs/python.md give the measurement). The schemas (torch_op_schema.h)
+// are ExecuTorch's llama::gated_delta_rule's with keyword arguments for the
+// layout and varlen batches, and a pool op for state slots updated in
+// place; the Python fallback in gdr/torch_ops.py registers the same ops for
+// a torch this module was not built for.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <pybind11/pybind11.h>
@@ -16,7 +18,7 @@
 
 #include "gdr/array_shapes.h"
 #include "run_entry.h"
-#include "torch_op_names.h"
+#include "torch_op_schema.h"
 
 namespace {
 
@@ -24,6 +26,7 @@ gdr::python::RunEntry run_entry = nullptr;  // set when gdr._gdr_torch is import
 
 std::string dtype_name(const at::Tensor& t) {
   switch (t.scalar_type()) {
+    case at::kFloat: return "float32";
     case at::kDouble: return "float64";
     case at::kHalf: return "float16";
     case at::kBFloat16: return "bfloat16";
@@ -41,34 +44,84 @@ void check_operand(const char* name, const at::Tensor& t, bool meta) {
   TORCH_CHECK_VALUE(t.is_contiguous(), name, ": expected a contiguous tensor (.contiguous())");
 }
 
+// Offsets and slot indices: int32 or int64, rank 1, contiguous, on the CPU;
+// their data (null for a meta tensor) and length.
+gdr::Indices index_operand(const char* name, const at::Tensor& t, bool meta) {
+  gdr::Indices indices;
+  if (t.scalar_type() == at::kInt) indices.type = gdr::Indices::Type::Int32;
+  else if (t.scalar_type() == at::kLong) indices.type = gdr::Indices::Type::Int64;
+  else TORCH_CHECK_VALUE(false, name, ": expected int32 or int64, got ", dtype_name(t));
+  TORCH_CHECK_VALUE(meta || t.device().is_cpu(), name, ": expected a CPU tensor, got device '", t.device().str(),
+                    "'");
+  TORCH_CHECK_VALUE(t.dim() == 1, name, ": expected rank 1, got shape ",
+                    gdr::shape_string(gdr::Shape(t.sizes().begin(), t.sizes().end())));
+  TORCH_CHECK_VALUE(t.is_contiguous(), name, ": expected a contiguous tensor (.contiguous())");
+  if (!meta) indices.data = t.data_ptr();
+  indices.size = t.size(0);
+  return indices;
+}
+
+gdr::Layout parse_layout(const std::string& text) {
+  TORCH_CHECK_VALUE(text == "bhtd" || text == "bthd", "layout: expected 'bhtd' or 'bthd', got '", text, "'");
+  return text == "bhtd" ? gdr::Layout::HeadMajor : gdr::Layout::TokenMajor;
+}
+
 gdr::Shape shape_of(const at::Tensor& t) { return gdr::Shape(t.sizes().begin(), t.sizes().end()); }
 
-struct Inputs {
+// One call's tensors: the inputs, then the schema's keyword arguments. A
+// pool call (gated_delta_rule_pool_) reads and writes initial_state, the
+// pool, in place at the slot indices.
+struct Call {
   const at::Tensor &query, &key, &value, &decay, &beta, &initial_state;
+  const std::string& layout;
+  const c10::optional<at::Tensor>& cu_seqlens;
+  const at::Tensor* initial_state_indices = nullptr;
+  const at::Tensor* final_state_indices = nullptr;
+  bool pool() const { return initial_state_indices != nullptr; }
 };
 
-// The call's form from the shapes (head-major, one sequence per row), as
-// gdr::shape_call reads it; `out`/`final_state` are checked when given.
-gdr::ShapedCall shaped(const Inputs& in, const at::Tensor* out, const at::Tensor* final_state, bool meta) {
+// The call's form from the shapes, as gdr::shape_call reads it, with the
+// index data; `out`/`final_state` are checked when given.
+gdr::ShapedCall shaped(const Call& in, const at::Tensor* out, const at::Tensor* final_state, bool meta) {
+  const char* state_name = in.pool() ? "state_pool" : "initial_state";
   const std::pair<const char*, const at::Tensor*> operands[] = {
       {"query", &in.query}, {"key", &in.key},   {"value", &in.value},          {"decay", &in.decay},
-      {"beta", &in.beta},   {"initial_state", &in.initial_state}, {"out", out}, {"final_state_out", final_state}};
+      {"beta", &in.beta},   {state_name, &in.initial_state}, {"out", out}, {"final_state_out", final_state}};
   for (const auto& [name, t] : operands)
     if (t) check_operand(name, *t, meta);
   gdr::ArrayShapes shapes;
   shapes.query = shape_of(in.query), shapes.key = shape_of(in.key), shapes.value = shape_of(in.value);
   shapes.decay = shape_of(in.decay), shapes.beta = shape_of(in.beta);
   shapes.initial_state = shape_of(in.initial_state);
+  shapes.layout = parse_layout(in.layout);
+  gdr::Indices cu_seqlens, initial_indices, final_indices;
+  if (in.cu_seqlens) {
+    cu_seqlens = index_operand("cu_seqlens", *in.cu_seqlens, meta);
+    shapes.cu_seqlens = gdr::Shape{cu_seqlens.size};
+  }
+  if (in.pool()) {
+    initial_indices = index_operand("initial_state_indices", *in.initial_state_indices, meta);
+    final_indices = index_operand("final_state_indices", *in.final_state_indices, meta);
+    shapes.initial_state_indices = gdr::Shape{initial_indices.size};
+    shapes.final_state_indices = gdr::Shape{final_indices.size};
+    shapes.final_state = shapes.initial_state;
+    shapes.in_place = shapes.final_is_initial = true;
+  }
   if (out) shapes.out = shape_of(*out);
   if (final_state) shapes.final_state = shape_of(*final_state);
   gdr::ShapedCall call;
-  const gdr::Status s = gdr::shape_call(shapes, gdr::python::torch_op_argument, &call);
+  const gdr::Status s = gdr::shape_call(
+      shapes, [&](const std::string& field) { return gdr::python::torch_op_argument(field, shapes.layout, in.pool()); },
+      &call);
   TORCH_CHECK_VALUE(s.is_ok(), s.message());
+  call.tensors.cu_seqlens = cu_seqlens;
+  call.tensors.initial_state_indices = initial_indices;
+  call.tensors.final_state_indices = final_indices;
   return call;
 }
 
-// Runs the call `t` (shaped(), no pointers yet) on the tensors.
-void run(const Inputs& in, gdr::Tensors t, const at::Tensor& out, const at::Tensor& final_state) {
+// Runs the call `t` (shaped(): sizes and indices, no tensor data yet).
+void run(const Call& in, gdr::Tensors t, const at::Tensor& out, const at::Tensor& final_state) {
   t.query = in.query.data_ptr<float>(), t.key = in.key.data_ptr<float>(), t.value = in.value.data_ptr<float>();
   t.decay = in.decay.data_ptr<float>(), t.beta = in.beta.data_ptr<float>();
   t.initial_state = in.initial_state.data_ptr<float>();
@@ -88,18 +141,18 @@ void run(const Inputs& in, gdr::Tensors t, const at::Tensor& out, const at::Tens
   TORCH_CHECK(false, "gdr: ", ran.message());
 }
 
-at::Tensor new_out(const Inputs& in, const gdr::ShapedCall& call) {
-  return at::empty(call.out, in.value.options());
-}
+at::Tensor new_out(const Call& in, const gdr::ShapedCall& call) { return at::empty(call.out, in.value.options()); }
 
 std::tuple<at::Tensor, at::Tensor> gated_delta_rule(const at::Tensor& query, const at::Tensor& key,
                                                     const at::Tensor& value, const at::Tensor& decay,
-                                                    const at::Tensor& beta, const at::Tensor& initial_state) {
-  const Inputs in{query, key, value, decay, beta, initial_state};
+                                                    const at::Tensor& beta, const at::Tensor& initial_state,
+                                                    const std::string& layout,
+                                                    const c10::optional<at::Tensor>& cu_seqlens) {
+  const Call in{query, key, value, decay, beta, initial_state, layout, cu_seqlens};
   // Shaped once: the outputs are allocated from the shapes read here.
   const gdr::ShapedCall call = shaped(in, nullptr, nullptr, false);
   at::Tensor out = new_out(in, call);
-  at::Tensor final_state = at::empty_like(initial_state);
+  at::Tensor final_state = at::empty(call.final_state, initial_state.options());
   run(in, call.tensors, out, final_state);
   return {out, final_state};
 }
@@ -107,50 +160,77 @@ std::tuple<at::Tensor, at::Tensor> gated_delta_rule(const at::Tensor& query, con
 std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out(const at::Tensor& query, const at::Tensor& key,
                                                           const at::Tensor& value, const at::Tensor& decay,
                                                           const at::Tensor& beta, const at::Tensor& initial_state,
+                                                          const std::string& layout,
+                                                          const c10::optional<at::Tensor>& cu_seqlens,
                                                           at::Tensor& out, at::Tensor& final_state_out) {
-  const Inputs in{query, key, value, decay, beta, initial_state};
+  const Call in{query, key, value, decay, beta, initial_state, layout, cu_seqlens};
   run(in, shaped(in, &out, &final_state_out, false).tensors, out, final_state_out);
   return {out, final_state_out};
+}
+
+at::Tensor gated_delta_rule_pool_(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                                  const at::Tensor& decay, const at::Tensor& beta, at::Tensor& state_pool,
+                                  const at::Tensor& initial_state_indices, const at::Tensor& final_state_indices,
+                                  const std::string& layout, const c10::optional<at::Tensor>& cu_seqlens) {
+  const Call in{query, key, value, decay, beta, state_pool, layout, cu_seqlens, &initial_state_indices,
+                &final_state_indices};
+  const gdr::ShapedCall call = shaped(in, nullptr, nullptr, false);
+  at::Tensor out = new_out(in, call);
+  run(in, call.tensors, out, state_pool);
+  return out;
 }
 
 // Fake tensors (torch.compile, torch.export, make_fx) run these: the shapes
 // checked as the CPU kernel checks them, nothing computed.
 std::tuple<at::Tensor, at::Tensor> gated_delta_rule_meta(const at::Tensor& query, const at::Tensor& key,
                                                          const at::Tensor& value, const at::Tensor& decay,
-                                                         const at::Tensor& beta, const at::Tensor& initial_state) {
-  const Inputs in{query, key, value, decay, beta, initial_state};
-  return {new_out(in, shaped(in, nullptr, nullptr, true)), at::empty_like(initial_state)};
+                                                         const at::Tensor& beta, const at::Tensor& initial_state,
+                                                         const std::string& layout,
+                                                         const c10::optional<at::Tensor>& cu_seqlens) {
+  const Call in{query, key, value, decay, beta, initial_state, layout, cu_seqlens};
+  const gdr::ShapedCall call = shaped(in, nullptr, nullptr, true);
+  return {new_out(in, call), at::empty(call.final_state, initial_state.options())};
 }
 
-std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out_meta(const at::Tensor& query, const at::Tensor& key,
-                                                               const at::Tensor& value, const at::Tensor& decay,
-                                                               const at::Tensor& beta,
-                                                               const at::Tensor& initial_state, at::Tensor& out,
-                                                               at::Tensor& final_state_out) {
-  shaped({query, key, value, decay, beta, initial_state}, &out, &final_state_out, true);
+std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out_meta(
+    const at::Tensor& query, const at::Tensor& key, const at::Tensor& value, const at::Tensor& decay,
+    const at::Tensor& beta, const at::Tensor& initial_state, const std::string& layout,
+    const c10::optional<at::Tensor>& cu_seqlens, at::Tensor& out, at::Tensor& final_state_out) {
+  shaped({query, key, value, decay, beta, initial_state, layout, cu_seqlens}, &out, &final_state_out, true);
   return {out, final_state_out};
+}
+
+at::Tensor gated_delta_rule_pool_meta(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                                      const at::Tensor& decay, const at::Tensor& beta, at::Tensor& state_pool,
+                                      const at::Tensor& initial_state_indices,
+                                      const at::Tensor& final_state_indices, const std::string& layout,
+                                      const c10::optional<at::Tensor>& cu_seqlens) {
+  const Call in{query, key, value, decay, beta, state_pool, layout, cu_seqlens, &initial_state_indices,
+                &final_state_indices};
+  return new_out(in, shaped(in, nullptr, nullptr, true));
 }
 
 }  // namespace
 
 TORCH_LIBRARY(gdr, m) {
-  m.def("gated_delta_rule(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, "
-        "Tensor initial_state) -> (Tensor, Tensor)");
-  m.def("gated_delta_rule.out(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, "
-        "Tensor initial_state, *, Tensor(a!) out, Tensor(b!) final_state_out) -> (Tensor(a!), Tensor(b!))");
+  for (const gdr::python::TorchOpSchema& schema : gdr::python::kTorchOpSchemas)
+    m.def((std::string(schema.name) + schema.signature).c_str());
 }
 TORCH_LIBRARY_IMPL(gdr, CPU, m) {
   m.impl("gated_delta_rule", &gated_delta_rule);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out);
+  m.impl("gated_delta_rule_pool_", &gated_delta_rule_pool_);
 }
 TORCH_LIBRARY_IMPL(gdr, Meta, m) {
   m.impl("gated_delta_rule", &gated_delta_rule_meta);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
+  m.impl("gated_delta_rule_pool_", &gated_delta_rule_pool_meta);
 }
 // torch 1.13 has no autograd fallthrough for meta tensors (CPU ones have).
 TORCH_LIBRARY_IMPL(gdr, AutogradMeta, m) {
   m.impl("gated_delta_rule", &gated_delta_rule_meta);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
+  m.impl("gated_delta_rule_pool_", &gated_delta_rule_pool_meta);
 }
 
 PYBIND11_MODULE(_gdr_torch, m) {

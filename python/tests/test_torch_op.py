@@ -1,5 +1,7 @@
 """torch.ops.gdr: ExecuTorch's schema, against the float64 reference; the
-.out variant; zero copy; errors; the fake implementation under tracing."""
+.out variant; zero copy; errors; the fake implementation under tracing;
+token-major and varlen calls through the keyword arguments, and the pool op
+that updates state slots in place."""
 
 import numpy as np
 import pytest
@@ -83,6 +85,128 @@ def test_an_out_of_the_wrong_shape_is_refused(rng):
                                            final_state_out=torch.empty(1, 4, 16, 16))
 
 
+FORMS = ("query", "key", "value", "decay", "beta")
+# Forms through the keyword arguments: (make_inputs' arguments, cu_seqlens).
+KEYWORD_FORMS = {
+    "token-major, grouped values, scalar decay (Qwen3-Next)":
+        (dict(H=4, Hk=2, T=6, layout="bthd", scalar_decay=True), None),
+    "varlen with an empty and a one-token sequence": (dict(H=2, seqlens=[5, 0, 1, 12]), [0, 5, 5, 6, 18]),
+    "token-major varlen, grouped readout": (dict(H=2, Hq=4, seqlens=[3, 9, 1], layout="bthd"), [0, 3, 12, 13]),
+}
+KERNELS = {"registered": lambda: torch.ops.gdr, "Python": lambda: torch_ops}
+
+
+def keyword_call(rng, form, dtype=torch.int32):
+    inputs, offsets = KEYWORD_FORMS[form]
+    arrays = make_inputs(rng, **inputs)
+    kwargs = {"layout": inputs.get("layout", "bhtd")}
+    if offsets is not None:
+        kwargs["cu_seqlens"] = torch.tensor(offsets, dtype=dtype)
+    return arrays, kwargs
+
+
+def numpy_kwargs(kwargs):
+    return {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+
+
+@pytest.mark.parametrize("kernels", KERNELS)
+@pytest.mark.parametrize("form", KEYWORD_FORMS)
+def test_keyword_forms_match_float64(form, kernels, rng):
+    arrays, kwargs = keyword_call(rng, form, torch.int64 if kernels == "Python" else torch.int32)
+    out, final_state = KERNELS[kernels]().gated_delta_rule(*tensors(arrays), **kwargs)
+    want = reference(*arrays.values(), **numpy_kwargs(kwargs))
+    assert tuple(out.shape) == want[0].shape and tuple(final_state.shape) == want[1].shape
+    assert_within_contract((out.numpy(), final_state.numpy()),
+                           gdr.gated_delta_rule(**arrays, route="reference", **numpy_kwargs(kwargs)), want)
+    # The .out variant writes the same bits into the tensors given.
+    given = (torch.full_like(out, float("nan")), torch.full_like(final_state, float("nan")))
+    KERNELS[kernels]().gated_delta_rule_out(*tensors(arrays), **kwargs, out=given[0], final_state_out=given[1]) \
+        if kernels == "Python" else \
+        torch.ops.gdr.gated_delta_rule.out(*tensors(arrays), **kwargs, out=given[0], final_state_out=given[1])
+    assert torch.equal(given[0], out) and torch.equal(given[1], final_state)
+
+
+def pool_call(rng):
+    # Qwen3-Next's decode-and-prefill mix: token-major, grouped values,
+    # scalar decay, four sequences (one empty) in a pool of six slots; one
+    # starts from zeros (-1), one moves to another slot, slots 3 and 5 are
+    # no sequence's.
+    arrays = make_inputs(rng, H=4, Hk=2, seqlens=[4, 0, 1, 7], layout="bthd", scalar_decay=True, pool_rows=6)
+    offsets = torch.tensor([0, 4, 4, 5, 12], dtype=torch.int32)
+    initial, final = torch.tensor([2, -1, 1, 0]), torch.tensor([2, 4, 1, 0])
+    return arrays, offsets, initial, final
+
+
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_pool_op_updates_its_slots_in_place(kernels, rng):
+    arrays, offsets, initial, final = pool_call(rng)
+    pool = torch.from_numpy(arrays["initial_state"].copy())
+    before = pool.clone()
+    op = KERNELS[kernels]().gated_delta_rule_pool_
+    out = op(*tensors(arrays)[:5], pool, initial, final, layout="bthd", cu_seqlens=offsets)
+    numpy_args = dict(layout="bthd", cu_seqlens=offsets.numpy(), initial_state_indices=initial.numpy(),
+                      final_state_indices=final.numpy())
+    want = reference(*arrays.values(), **numpy_args, final_state=before.numpy())
+    yardstick = gdr.gated_delta_rule(**arrays, route="reference", **numpy_args, final_state=before.numpy().copy())
+    assert_within_contract((out.numpy(), pool.numpy()), yardstick, want)
+    # Slots no sequence writes keep their bits; the functional op on the
+    # same states gives the same bits as the pool's update in place.
+    assert torch.equal(pool[[3, 5]], before[[3, 5]])
+    gathered = torch.stack([before[i] if i >= 0 else torch.zeros_like(before[0]) for i in initial.tolist()])
+    functional = torch.ops.gdr.gated_delta_rule(*tensors(arrays)[:5], gathered, layout="bthd", cu_seqlens=offsets)
+    assert torch.equal(out, functional[0]) and torch.equal(pool[final], functional[1])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda a: a.__setitem__("final", torch.tensor([2, 4, 2, 0])),
+     "final_state_indices: sequences 0 and 2 both write slot 2"),
+    (lambda a: a.__setitem__("initial", torch.tensor([2, -1, 6, 0])), "initial_state_indices"),
+    (lambda a: a.__setitem__("final", torch.tensor([2.0, 4.0, 1.0, 0.0])),
+     "final_state_indices: expected int32 or int64, got float32"),
+    (lambda a: a.__setitem__("initial", torch.tensor([[2, -1, 1, 0]])),
+     "initial_state_indices: expected rank 1, got shape (1, 4)"),
+    (lambda a: a.__setitem__("pool", a["pool"][:, :2].contiguous()), "state_pool: shape (6, 2, 16, 16)"),
+    (lambda a: a.__setitem__("offsets", torch.tensor([0, 4, 4, 5, 11], dtype=torch.int32)),
+     "cu_seqlens: the last offset must be T=12, got 11"),
+])
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_pool_op_refuses_bad_slots_naming_them_and_writes_nothing(change, message, kernels, rng):
+    arrays, offsets, initial, final = pool_call(rng)
+    args = {"pool": torch.from_numpy(arrays["initial_state"].copy()), "offsets": offsets, "initial": initial,
+            "final": final}
+    change(args)
+    before = args["pool"].clone()
+    with pytest.raises(ValueError) as caught:
+        KERNELS[kernels]().gated_delta_rule_pool_(*tensors(arrays)[:5], args["pool"], args["initial"], args["final"],
+                                                  layout="bthd", cu_seqlens=args["offsets"])
+    assert message in str(caught.value), str(caught.value)
+    assert torch.equal(args["pool"], before)
+
+
+def test_a_bad_layout_is_refused_naming_it(rng):
+    inputs = tensors(make_inputs(rng, B=1, H=2, T=3))
+    for op in (torch.ops.gdr.gated_delta_rule, torch_ops.gated_delta_rule):
+        with pytest.raises(ValueError, match="^layout: expected 'bhtd' or 'bthd', got 'bdth'$"):
+            op(*inputs, layout="bdth")
+
+
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_fake_kernels_give_the_keyword_forms_shapes(kernels, rng):
+    arrays, offsets, initial, final = pool_call(rng)
+    meta = [t.to("meta") for t in tensors(arrays)]
+    ops = KERNELS[kernels]()
+    fake, fake_pool = (ops.gated_delta_rule, ops.gated_delta_rule_pool_) if kernels == "registered" \
+        else (ops.gated_delta_rule_fake, ops.gated_delta_rule_pool_fake)
+    out = fake_pool(*meta[:5], meta[5], initial.to("meta"), final.to("meta"), layout="bthd",
+                    cu_seqlens=offsets.to("meta"))
+    assert out.device.type == "meta" and tuple(out.shape) == (1, 12, 4, 16)
+    functional = fake(*meta[:5], torch.empty(4, 4, 16, 16, device="meta"), layout="bthd",
+                      cu_seqlens=offsets.to("meta"))
+    assert tuple(functional[0].shape) == (1, 12, 4, 16) and tuple(functional[1].shape) == (4, 4, 16, 16)
+    with pytest.raises(ValueError, match=r"^initial_state: shape \(6, 4, 16, 16\) does not match"):
+        fake(*meta, layout="bthd", cu_seqlens=offsets.to("meta"))
+
+
 def test_meta_tensors_give_the_output_shapes(rng):
     inputs = [t.to("meta") for t in tensors(make_inputs(rng, B=2, H=4, Hq=8, T=6, scalar_decay=True))]
     out, final_state = torch.ops.gdr.gated_delta_rule(*inputs)
@@ -119,6 +243,27 @@ def test_fake_tensor_tracing_records_the_op(rng):
     assert "torch.ops.gdr.gated_delta_rule.default" in graph.code
     traced, eager = graph(*inputs), layer(*inputs)
     assert torch.equal(traced[0], eager[0]) and torch.equal(traced[1], eager[1])
+
+
+def test_fake_tensor_tracing_records_the_pool_op_and_its_update(rng):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    arrays, offsets, initial, final = pool_call(rng)
+    inputs = tensors(arrays)[:5]
+    pool = torch.from_numpy(arrays["initial_state"])
+
+    def layer(query, key, value, decay, beta, state_pool, offsets, initial, final):
+        out = torch.ops.gdr.gated_delta_rule_pool_(query, key, value, decay, beta, state_pool, initial, final,
+                                                   layout="bthd", cu_seqlens=offsets)
+        return out * 2
+
+    graph = make_fx(layer, tracing_mode="fake")(*inputs, pool.clone(), offsets, initial, final)
+    assert "torch.ops.gdr.gated_delta_rule_pool_.default" in graph.code
+    traced_pool, eager_pool = pool.clone(), pool.clone()
+    traced = graph(*inputs, traced_pool, offsets, initial, final)
+    eager = layer(*inputs, eager_pool, offsets, initial, final)
+    assert torch.equal(traced, eager) and torch.equal(traced_pool, eager_pool)
+    assert not torch.equal(traced_pool, pool)
 
 
 @pytest.mark.skipif(not hasattr(torch.library, "opcheck"), reason="torch.library.opcheck needs torch >= 2.4")

@@ -1,0 +1,45 @@
+// torch.ops.gdr's schemas, and how their messages name the arguments.
+// Shared by the C++ kernels (torch_kernels.cpp) and, through gdr._gdr
+// (module.cpp), the Python ones (gdr/torch_ops.py): one definition.
+#pragma once
+
+#include <string>
+
+#include "gdr/tensors.h"
+
+namespace gdr::python {
+
+struct TorchOpSchema {
+  const char* name;
+  const char* signature;
+};
+
+// gated_delta_rule and its .out variant: ExecuTorch's
+// llama::gated_delta_rule (positional arguments as there), with keyword
+// arguments for token-major tensors and varlen batches. gated_delta_rule_pool_:
+// serving engines' form, the states in a pool indexed by slot (initial
+// index -1: zeros) and updated in place.
+constexpr TorchOpSchema kTorchOpSchemas[] = {
+    {"gated_delta_rule",
+     "(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, Tensor initial_state, *, "
+     "str layout=\"bhtd\", Tensor? cu_seqlens=None) -> (Tensor, Tensor)"},
+    {"gated_delta_rule.out",
+     "(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, Tensor initial_state, *, "
+     "str layout=\"bhtd\", Tensor? cu_seqlens=None, Tensor(a!) out, Tensor(b!) final_state_out) "
+     "-> (Tensor(a!), Tensor(b!))"},
+    {"gated_delta_rule_pool_",
+     "(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, Tensor(a!) state_pool, "
+     "Tensor initial_state_indices, Tensor final_state_indices, *, str layout=\"bhtd\", "
+     "Tensor? cu_seqlens=None) -> Tensor"},
+};
+
+// The schema's name for a field of gdr::Tensors in a message: final_state
+// is final_state_out, and the pool op's state_pool is both states.
+inline std::string torch_op_argument(const std::string& field, Layout layout, bool pool) {
+  if (field == "layout") return std::string("layout='") + layout_name(layout) + "'";
+  if (pool && (field == "initial_state" || field == "final_state")) return "state_pool";
+  if (field == "final_state") return "final_state_out";
+  return field;
+}
+
+}  // namespace gdr::python
