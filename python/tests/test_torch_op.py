@@ -266,6 +266,40 @@ def test_fake_tensor_tracing_records_the_pool_op_and_its_update(rng):
     assert not torch.equal(traced_pool, pool)
 
 
+def test_python_kernels_are_registered_where_the_cpp_ones_do_not_load(rng, tmp_path):
+    # A copy of the package without torch_version.txt: gdr.torch_ops
+    # registers its Python kernels under the same schemas, in a new process.
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    package = os.path.dirname(gdr.__file__)
+    shutil.copytree(package, tmp_path / "gdr", ignore=shutil.ignore_patterns("torch_version.txt", "__pycache__"))
+    script = """
+import numpy as np, torch, gdr
+from gdr import torch_ops
+from contract import make_inputs
+assert torch_ops.KERNELS == "Python", torch_ops.KERNELS
+a = make_inputs(np.random.default_rng(1), H=2, seqlens=[3, 0, 2], layout="bthd", pool_rows=4)
+t = [torch.from_numpy(a[n]) for n in ("query", "key", "value", "decay", "beta")]
+offsets = torch.tensor([0, 3, 3, 5])
+out, final = torch.ops.gdr.gated_delta_rule(*t, torch.from_numpy(a["initial_state"][:3]), layout="bthd",
+                                            cu_seqlens=offsets)
+pool = torch.from_numpy(a["initial_state"].copy())
+pooled = torch.ops.gdr.gated_delta_rule_pool_(*t, pool, torch.tensor([0, 1, 2]), torch.tensor([0, 1, 2]),
+                                              layout="bthd", cu_seqlens=offsets)
+assert torch.equal(out, pooled) and torch.equal(pool[:3], final)
+meta = torch.ops.gdr.gated_delta_rule_pool_(*[x.to("meta") for x in t], pool.to("meta"), torch.tensor([0, 1, 2]),
+                                            torch.tensor([3, 1, 2]), layout="bthd", cu_seqlens=offsets)
+assert meta.device.type == "meta" and tuple(meta.shape) == (1, 5, 2, 16)
+print("ok")
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.path.dirname(__file__)]))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
+
+
 @pytest.mark.skipif(not hasattr(torch.library, "opcheck"), reason="torch.library.opcheck needs torch >= 2.4")
 def test_opcheck(rng):
     inputs = tensors(make_inputs(rng, B=1, H=4, T=5))
