@@ -296,7 +296,8 @@ assert meta.device.type == "meta" and tuple(meta.shape) == (1, 5, 2, 16)
 print("ok")
 """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.path.dirname(__file__)]))
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    # In tmp_path: "-c" puts the working folder first on sys.path.
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
 
 
