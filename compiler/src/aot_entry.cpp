@@ -13,6 +13,23 @@
 
 namespace gdr::compiler {
 
+llvm::Function* define_halide_entry(llvm::Module& module, const std::string& name, llvm::Value* bridge,
+                                    llvm::Value* pipeline, int64_t chunk) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Type* i64 = llvm::Type::getInt64Ty(context);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type* ptr = llvm::Type::getInt8PtrTy(context);
+  auto* entry_type = llvm::FunctionType::get(i32, {ptr}, false);
+  auto* bridge_type = llvm::FunctionType::get(i32, {ptr, ptr, i64}, false);
+  auto* entry = llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, name, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+  llvm::CallInst* call = b.CreateCall(bridge_type, b.CreateBitCast(bridge, bridge_type->getPointerTo()),
+                                      {entry->getArg(0), pipeline, llvm::ConstantInt::get(i64, chunk)});
+  call->setTailCall();
+  b.CreateRet(call);
+  return entry;
+}
+
 Status aot_entry_object(const Target& target, const std::string& name, const EntryPoint* entry_point,
                         std::vector<char>* object) {
   std::string error;
@@ -43,24 +60,24 @@ Status aot_entry_object(const Target& target, const std::string& name, const Ent
                              llvm::ConstantArray::get(table_type, values), name + "_info");
 
     auto* entry_type = llvm::FunctionType::get(i32, {ptr}, false);
-    auto* entry = llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, name, module);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
-    llvm::CallInst* call = nullptr;
     if (entry_point->kind == EntryPoint::Kind::Halide) {
-      // int32_t name(const gdr_kernel_args* a) {
-      //   return gdr_halide_chunked_entry(a, &name_halide, chunk); }
+      // return gdr_halide_chunked_entry(a, &name_halide, chunk);
       auto* halide_type = llvm::FunctionType::get(i32, std::vector<llvm::Type*>(8, ptr), false);
       llvm::FunctionCallee halide = module.getOrInsertFunction(entry_point->callee, halide_type);
       auto* bridge_type = llvm::FunctionType::get(i32, {ptr, ptr, i64}, false);
       llvm::FunctionCallee bridge = module.getOrInsertFunction("gdr_halide_chunked_entry", bridge_type);
-      call = b.CreateCall(bridge, {entry->getArg(0), b.CreateBitCast(halide.getCallee(), ptr),
-                                   llvm::ConstantInt::get(i64, entry_point->chunk)});
+      define_halide_entry(module, name, bridge.getCallee(),
+                          llvm::ConstantExpr::getBitCast(llvm::cast<llvm::Constant>(halide.getCallee()), ptr),
+                          entry_point->chunk);
     } else {
       // int32_t name(const gdr_kernel_args* a) { return callee(a); }
-      call = b.CreateCall(module.getOrInsertFunction(entry_point->callee, entry_type), {entry->getArg(0)});
+      auto* entry = llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, name, module);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+      llvm::CallInst* call =
+          b.CreateCall(module.getOrInsertFunction(entry_point->callee, entry_type), {entry->getArg(0)});
+      call->setTailCall();
+      b.CreateRet(call);
     }
-    call->setTailCall();
-    b.CreateRet(call);
   }
   std::string verify;
   llvm::raw_string_ostream verify_os(verify);

@@ -1,7 +1,6 @@
 #include "chunked_jit_entry.h"
 
 #include <llvm/IR/Constants.h>
-#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -10,6 +9,7 @@
 
 #include <vector>
 
+#include "gdr/compiler/aot_entry.h"
 #include "gdr/compiler/jit.h"
 #include "gdr/compiler/target.h"
 
@@ -28,23 +28,13 @@ Status jit_chunked_entry(const std::string& name, HalideChunkedFn fn, int64_t ch
 
   // Both callees are in this process already: their addresses are
   // constants, so the object has no symbol to resolve.
-  llvm::Type* i64 = llvm::Type::getInt64Ty(context);
-  llvm::Type* i32 = llvm::Type::getInt32Ty(context);
-  llvm::Type* ptr = llvm::Type::getInt8PtrTy(context);
-  auto address = [&](const void* p, llvm::Type* type) {
+  auto address = [&](const void* p) {
     return llvm::ConstantExpr::getIntToPtr(
-        llvm::ConstantInt::get(i64, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p))), type);
+        llvm::ConstantInt::get(llvm::Type::getInt64Ty(context), reinterpret_cast<uintptr_t>(p)),
+        llvm::Type::getInt8PtrTy(context));
   };
-  auto* entry_type = llvm::FunctionType::get(i32, {ptr}, false);
-  auto* bridge_type = llvm::FunctionType::get(i32, {ptr, ptr, i64}, false);
-  auto* function = llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, entry_name, module);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", function));
-  llvm::CallInst* call = b.CreateCall(
-      bridge_type,
-      address(reinterpret_cast<const void*>(&gdr_halide_chunked_entry), bridge_type->getPointerTo()),
-      {function->getArg(0), address(reinterpret_cast<const void*>(fn), ptr), llvm::ConstantInt::get(i64, chunk)});
-  call->setTailCall();
-  b.CreateRet(call);
+  define_halide_entry(module, entry_name, address(reinterpret_cast<const void*>(&gdr_halide_chunked_entry)),
+                      address(reinterpret_cast<const void*>(fn)), chunk);
   std::string verify;
   llvm::raw_string_ostream verify_os(verify);
   if (llvm::verifyModule(module, &verify_os)) return Status::error("the entry module of " + name + ": " + verify);

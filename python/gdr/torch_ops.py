@@ -4,7 +4,7 @@ keyword arguments for the rest of the interface, and a pool op for serving.
     out, final_state = torch.ops.gdr.gated_delta_rule(query, key, value, decay, beta, initial_state,
                                                       layout="bhtd", cu_seqlens=None)
     torch.ops.gdr.gated_delta_rule.out(query, ..., initial_state, out=o, final_state_out=s)
-    out = torch.ops.gdr.gated_delta_rule_pool_(query, key, value, decay, beta, state_pool,
+    out = torch.ops.gdr.gated_delta_rule_pool(query, key, value, decay, beta, state_pool,
                                                initial_state_indices, final_state_indices,
                                                layout="bthd", cu_seqlens=offsets)
 
@@ -82,6 +82,11 @@ def _shapes(names, tensors, layout, cu_seqlens, slots=(None, None)):
     for name, t in indices.items():
         if t is not None:
             _check_indices(name, t)
+    # Fake kernels run when any argument is a meta tensor: a mix with CPU
+    # ones would give outputs of no values and write nothing.
+    for name, t in list(zip(names, tensors)) + list(indices.items()):
+        if t is not None and t.device != tensors[0].device:
+            raise ValueError(f"{name}: expected a tensor on query's device ({tensors[0].device}), got {t.device}")
     return _gdr.torch_op_shapes([t.shape for t in tensors], layout,
                                 **{n: None if t is None else tuple(t.shape) for n, t in indices.items()})
 
@@ -108,7 +113,9 @@ def gated_delta_rule(query, key, value, decay, beta, initial_state, *, layout="b
 
 def gated_delta_rule_out(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None, out,
                          final_state_out):
-    _run(_NAMES, (query, key, value, decay, beta, initial_state, out, final_state_out), layout, cu_seqlens)
+    tensors = (query, key, value, decay, beta, initial_state, out, final_state_out)
+    _shapes(_NAMES, tensors, layout, cu_seqlens)  # the schema's names in messages, as the C++ kernels give them
+    _run(_NAMES, tensors, layout, cu_seqlens)
     return out, final_state_out
 
 
@@ -125,7 +132,7 @@ def gated_delta_rule_pool_fake(query, key, value, decay, beta, state_pool, initi
     return value.new_empty(out_shape)
 
 
-def gated_delta_rule_pool_(query, key, value, decay, beta, state_pool, initial_state_indices, final_state_indices,
+def gated_delta_rule_pool(query, key, value, decay, beta, state_pool, initial_state_indices, final_state_indices,
                            *, layout="bhtd", cu_seqlens=None):
     slots = (initial_state_indices, final_state_indices)
     out = gated_delta_rule_pool_fake(query, key, value, decay, beta, state_pool, *slots, layout=layout,
@@ -137,7 +144,7 @@ def gated_delta_rule_pool_(query, key, value, decay, beta, state_pool, initial_s
 
 _OPS = (("gated_delta_rule", gated_delta_rule, gated_delta_rule_fake),
         ("gated_delta_rule.out", gated_delta_rule_out, gated_delta_rule_out_fake),
-        ("gated_delta_rule_pool_", gated_delta_rule_pool_, gated_delta_rule_pool_fake))
+        ("gated_delta_rule_pool", gated_delta_rule_pool, gated_delta_rule_pool_fake))
 
 
 def _cpp_kernels_for_this_torch():

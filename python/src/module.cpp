@@ -42,9 +42,9 @@ struct Call {
 [[noreturn]] void raise_value_error(const std::string& message) { throw py::value_error(message); }
 
 gdr::Layout parse_layout(const std::string& text) {
-  if (text == "bhtd") return gdr::Layout::HeadMajor;
-  if (text == "bthd") return gdr::Layout::TokenMajor;
-  raise_value_error("layout: expected 'bhtd' or 'bthd', got '" + text + "'");
+  gdr::Layout layout;
+  if (!gdr::parse_layout(text, &layout)) raise_value_error("layout: expected 'bhtd' or 'bthd', got '" + text + "'");
+  return layout;
 }
 
 gdr::Options parse_options(const std::string& route, int threads, const std::string& state_stores = "auto",
@@ -269,7 +269,9 @@ std::optional<gdr::Indices> pointer_indices(const std::optional<IndexPointer>& p
   if (!p) return std::nullopt;
   gdr::Indices indices;
   indices.data = reinterpret_cast<const void*>(std::get<0>(*p));
-  indices.type = std::get<1>(*p) == "int32" ? gdr::Indices::Type::Int32 : gdr::Indices::Type::Int64;
+  const std::string& type = std::get<1>(*p);
+  if (type != "int32" && type != "int64") raise_value_error("expected an index type int32 or int64, got " + type);
+  indices.type = type == "int32" ? gdr::Indices::Type::Int32 : gdr::Indices::Type::Int64;
   indices.size = std::get<2>(*p);
   return indices;
 }
@@ -319,10 +321,7 @@ std::pair<gdr::Shape, gdr::Shape> torch_op_shapes(const std::vector<gdr::Shape>&
   a.initial_state_indices = initial_state_indices;
   a.final_state_indices = final_state_indices;
   const bool pool = initial_state_indices.has_value();
-  if (pool) {
-    a.final_state = a.initial_state;
-    a.in_place = a.final_is_initial = true;
-  }
+  if (pool) gdr::python::as_pool_call(&a);
   gdr::ShapedCall call;
   if (gdr::Status s = gdr::shape_call(
           a, [&](const std::string& field) { return gdr::python::torch_op_argument(field, a.layout, pool); }, &call);

@@ -62,14 +62,23 @@ gdr::Indices index_operand(const char* name, const at::Tensor& t, bool meta) {
 }
 
 gdr::Layout parse_layout(const std::string& text) {
-  TORCH_CHECK_VALUE(text == "bhtd" || text == "bthd", "layout: expected 'bhtd' or 'bthd', got '", text, "'");
-  return text == "bhtd" ? gdr::Layout::HeadMajor : gdr::Layout::TokenMajor;
+  gdr::Layout layout;
+  TORCH_CHECK_VALUE(gdr::parse_layout(text, &layout), "layout: expected 'bhtd' or 'bthd', got '", text, "'");
+  return layout;
 }
 
 gdr::Shape shape_of(const at::Tensor& t) { return gdr::Shape(t.sizes().begin(), t.sizes().end()); }
 
+// A meta kernel runs when any argument is a meta tensor: one given a mix
+// of meta and CPU tensors would return outputs of no values and write
+// nothing, so every tensor must be on query's device.
+void check_device(const char* name, const at::Tensor& t, const at::Tensor& query) {
+  TORCH_CHECK_VALUE(t.device() == query.device(), name, ": expected a tensor on query's device (",
+                    query.device().str(), "), got ", t.device().str());
+}
+
 // One call's tensors: the inputs, then the schema's keyword arguments. A
-// pool call (gated_delta_rule_pool_) reads and writes initial_state, the
+// pool call (gated_delta_rule_pool) reads and writes initial_state, the
 // pool, in place at the slot indices.
 struct Call {
   const at::Tensor &query, &key, &value, &decay, &beta, &initial_state;
@@ -88,13 +97,22 @@ gdr::ShapedCall shaped(const Call& in, const at::Tensor* out, const at::Tensor* 
       {"query", &in.query}, {"key", &in.key},   {"value", &in.value},          {"decay", &in.decay},
       {"beta", &in.beta},   {state_name, &in.initial_state}, {"out", out}, {"final_state_out", final_state}};
   for (const auto& [name, t] : operands)
-    if (t) check_operand(name, *t, meta);
+    if (t) {
+      check_operand(name, *t, meta);
+      if (meta) check_device(name, *t, in.query);
+    }
   gdr::ArrayShapes shapes;
   shapes.query = shape_of(in.query), shapes.key = shape_of(in.key), shapes.value = shape_of(in.value);
   shapes.decay = shape_of(in.decay), shapes.beta = shape_of(in.beta);
   shapes.initial_state = shape_of(in.initial_state);
   shapes.layout = parse_layout(in.layout);
   gdr::Indices cu_seqlens, initial_indices, final_indices;
+  const std::pair<const char*, const at::Tensor*> index_operands[] = {
+      {"cu_seqlens", in.cu_seqlens ? &*in.cu_seqlens : nullptr},
+      {"initial_state_indices", in.initial_state_indices},
+      {"final_state_indices", in.final_state_indices}};
+  for (const auto& [name, t] : index_operands)
+    if (t && meta) check_device(name, *t, in.query);
   if (in.cu_seqlens) {
     cu_seqlens = index_operand("cu_seqlens", *in.cu_seqlens, meta);
     shapes.cu_seqlens = gdr::Shape{cu_seqlens.size};
@@ -104,8 +122,7 @@ gdr::ShapedCall shaped(const Call& in, const at::Tensor* out, const at::Tensor* 
     final_indices = index_operand("final_state_indices", *in.final_state_indices, meta);
     shapes.initial_state_indices = gdr::Shape{initial_indices.size};
     shapes.final_state_indices = gdr::Shape{final_indices.size};
-    shapes.final_state = shapes.initial_state;
-    shapes.in_place = shapes.final_is_initial = true;
+    gdr::python::as_pool_call(&shapes);
   }
   if (out) shapes.out = shape_of(*out);
   if (final_state) shapes.final_state = shape_of(*final_state);
@@ -168,7 +185,7 @@ std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out(const at::Tensor& quer
   return {out, final_state_out};
 }
 
-at::Tensor gated_delta_rule_pool_(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+at::Tensor gated_delta_rule_pool(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
                                   const at::Tensor& decay, const at::Tensor& beta, at::Tensor& state_pool,
                                   const at::Tensor& initial_state_indices, const at::Tensor& final_state_indices,
                                   const std::string& layout, const c10::optional<at::Tensor>& cu_seqlens) {
@@ -219,18 +236,18 @@ TORCH_LIBRARY(gdr, m) {
 TORCH_LIBRARY_IMPL(gdr, CPU, m) {
   m.impl("gated_delta_rule", &gated_delta_rule);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out);
-  m.impl("gated_delta_rule_pool_", &gated_delta_rule_pool_);
+  m.impl("gated_delta_rule_pool", &gated_delta_rule_pool);
 }
 TORCH_LIBRARY_IMPL(gdr, Meta, m) {
   m.impl("gated_delta_rule", &gated_delta_rule_meta);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
-  m.impl("gated_delta_rule_pool_", &gated_delta_rule_pool_meta);
+  m.impl("gated_delta_rule_pool", &gated_delta_rule_pool_meta);
 }
 // torch 1.13 has no autograd fallthrough for meta tensors (CPU ones have).
 TORCH_LIBRARY_IMPL(gdr, AutogradMeta, m) {
   m.impl("gated_delta_rule", &gated_delta_rule_meta);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
-  m.impl("gated_delta_rule_pool_", &gated_delta_rule_pool_meta);
+  m.impl("gated_delta_rule_pool", &gated_delta_rule_pool_meta);
 }
 
 PYBIND11_MODULE(_gdr_torch, m) {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "gdr/array_shapes.h"
 #include "gdr/tensors.h"
 
 namespace gdr::python {
@@ -16,7 +17,7 @@ struct TorchOpSchema {
 
 // gated_delta_rule and its .out variant: ExecuTorch's
 // llama::gated_delta_rule (positional arguments as there), with keyword
-// arguments for token-major tensors and varlen batches. gated_delta_rule_pool_:
+// arguments for token-major tensors and varlen batches. gated_delta_rule_pool:
 // serving engines' form, the states in a pool indexed by slot (initial
 // index -1: zeros) and updated in place.
 constexpr TorchOpSchema kTorchOpSchemas[] = {
@@ -27,11 +28,17 @@ constexpr TorchOpSchema kTorchOpSchemas[] = {
      "(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, Tensor initial_state, *, "
      "str layout=\"bhtd\", Tensor? cu_seqlens=None, Tensor(a!) out, Tensor(b!) final_state_out) "
      "-> (Tensor(a!), Tensor(b!))"},
-    {"gated_delta_rule_pool_",
+    {"gated_delta_rule_pool",
      "(Tensor query, Tensor key, Tensor value, Tensor decay, Tensor beta, Tensor(a!) state_pool, "
      "Tensor initial_state_indices, Tensor final_state_indices, *, str layout=\"bhtd\", "
      "Tensor? cu_seqlens=None) -> Tensor"},
 };
+
+// The pool op's shapes: its state_pool is both states, updated in place.
+inline void as_pool_call(ArrayShapes* shapes) {
+  shapes->final_state = shapes->initial_state;
+  shapes->in_place = shapes->final_is_initial = true;
+}
 
 // The schema's name for a field of gdr::Tensors in a message: final_state
 // is final_state_out, and the pool op's state_pool is both states.

@@ -142,7 +142,7 @@ def test_pool_op_updates_its_slots_in_place(kernels, rng):
     arrays, offsets, initial, final = pool_call(rng)
     pool = torch.from_numpy(arrays["initial_state"].copy())
     before = pool.clone()
-    op = KERNELS[kernels]().gated_delta_rule_pool_
+    op = KERNELS[kernels]().gated_delta_rule_pool
     out = op(*tensors(arrays)[:5], pool, initial, final, layout="bthd", cu_seqlens=offsets)
     numpy_args = dict(layout="bthd", cu_seqlens=offsets.numpy(), initial_state_indices=initial.numpy(),
                       final_state_indices=final.numpy())
@@ -177,10 +177,32 @@ def test_pool_op_refuses_bad_slots_naming_them_and_writes_nothing(change, messag
     change(args)
     before = args["pool"].clone()
     with pytest.raises(ValueError) as caught:
-        KERNELS[kernels]().gated_delta_rule_pool_(*tensors(arrays)[:5], args["pool"], args["initial"], args["final"],
+        KERNELS[kernels]().gated_delta_rule_pool(*tensors(arrays)[:5], args["pool"], args["initial"], args["final"],
                                                   layout="bthd", cu_seqlens=args["offsets"])
     assert message in str(caught.value), str(caught.value)
     assert torch.equal(args["pool"], before)
+
+
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_a_mix_of_meta_and_cpu_tensors_is_refused(kernels, rng):
+    # Any meta argument sends the call to the fake kernel, which computes
+    # nothing: it must say so rather than return outputs of no values.
+    arrays, offsets, initial, final = pool_call(rng)
+    pool = torch.from_numpy(arrays["initial_state"].copy())
+    before = pool.clone()
+    op = torch.ops.gdr.gated_delta_rule_pool if kernels == "registered" else torch_ops.gated_delta_rule_pool_fake
+    with pytest.raises(ValueError, match=r"^initial_state_indices: expected a tensor on query's device \(cpu\), "
+                                         r"got meta$"):
+        op(*tensors(arrays)[:5], pool, initial.to("meta"), final, layout="bthd", cu_seqlens=offsets)
+    assert torch.equal(pool, before)
+
+
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_the_out_variant_names_its_outputs_as_the_schema_does(kernels, rng):
+    inputs = tensors(make_inputs(rng, B=1, H=4, T=6))
+    out_variant = torch.ops.gdr.gated_delta_rule.out if kernels == "registered" else torch_ops.gated_delta_rule_out
+    with pytest.raises(ValueError, match=r"^final_state_out: shape \(1, 2, 16, 16\) does not match"):
+        out_variant(*inputs, out=torch.empty(1, 4, 6, 16), final_state_out=torch.empty(1, 2, 16, 16))
 
 
 def test_a_bad_layout_is_refused_naming_it(rng):
@@ -195,7 +217,7 @@ def test_fake_kernels_give_the_keyword_forms_shapes(kernels, rng):
     arrays, offsets, initial, final = pool_call(rng)
     meta = [t.to("meta") for t in tensors(arrays)]
     ops = KERNELS[kernels]()
-    fake, fake_pool = (ops.gated_delta_rule, ops.gated_delta_rule_pool_) if kernels == "registered" \
+    fake, fake_pool = (ops.gated_delta_rule, ops.gated_delta_rule_pool) if kernels == "registered" \
         else (ops.gated_delta_rule_fake, ops.gated_delta_rule_pool_fake)
     out = fake_pool(*meta[:5], meta[5], initial.to("meta"), final.to("meta"), layout="bthd",
                     cu_seqlens=offsets.to("meta"))
@@ -253,12 +275,12 @@ def test_fake_tensor_tracing_records_the_pool_op_and_its_update(rng):
     pool = torch.from_numpy(arrays["initial_state"])
 
     def layer(query, key, value, decay, beta, state_pool, offsets, initial, final):
-        out = torch.ops.gdr.gated_delta_rule_pool_(query, key, value, decay, beta, state_pool, initial, final,
+        out = torch.ops.gdr.gated_delta_rule_pool(query, key, value, decay, beta, state_pool, initial, final,
                                                    layout="bthd", cu_seqlens=offsets)
         return out * 2
 
     graph = make_fx(layer, tracing_mode="fake")(*inputs, pool.clone(), offsets, initial, final)
-    assert "torch.ops.gdr.gated_delta_rule_pool_.default" in graph.code
+    assert "torch.ops.gdr.gated_delta_rule_pool.default" in graph.code
     traced_pool, eager_pool = pool.clone(), pool.clone()
     traced = graph(*inputs, traced_pool, offsets, initial, final)
     eager = layer(*inputs, eager_pool, offsets, initial, final)
@@ -287,11 +309,12 @@ offsets = torch.tensor([0, 3, 3, 5])
 out, final = torch.ops.gdr.gated_delta_rule(*t, torch.from_numpy(a["initial_state"][:3]), layout="bthd",
                                             cu_seqlens=offsets)
 pool = torch.from_numpy(a["initial_state"].copy())
-pooled = torch.ops.gdr.gated_delta_rule_pool_(*t, pool, torch.tensor([0, 1, 2]), torch.tensor([0, 1, 2]),
+pooled = torch.ops.gdr.gated_delta_rule_pool(*t, pool, torch.tensor([0, 1, 2]), torch.tensor([0, 1, 2]),
                                               layout="bthd", cu_seqlens=offsets)
 assert torch.equal(out, pooled) and torch.equal(pool[:3], final)
-meta = torch.ops.gdr.gated_delta_rule_pool_(*[x.to("meta") for x in t], pool.to("meta"), torch.tensor([0, 1, 2]),
-                                            torch.tensor([3, 1, 2]), layout="bthd", cu_seqlens=offsets)
+slots = torch.tensor([0, 1, 2], device="meta")
+meta = torch.ops.gdr.gated_delta_rule_pool(*[x.to("meta") for x in t], pool.to("meta"), slots, slots,
+                                           layout="bthd", cu_seqlens=offsets.to("meta"))
 assert meta.device.type == "meta" and tuple(meta.shape) == (1, 5, 2, 16)
 print("ok")
 """

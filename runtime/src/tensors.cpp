@@ -91,6 +91,15 @@ std::vector<std::pair<int64_t, int64_t>> by_slot(const Indices& indices, int64_t
 }  // namespace
 
 const char* layout_name(Layout layout) { return layout == Layout::TokenMajor ? "bthd" : "bhtd"; }
+
+bool parse_layout(const std::string& name, Layout* layout) {
+  for (Layout l : {Layout::HeadMajor, Layout::TokenMajor})
+    if (name == layout_name(l)) {
+      *layout = l;
+      return true;
+    }
+  return false;
+}
 const char* decay_kind_name(DecayKind kind) { return kind == DecayKind::Scalar ? "scalar" : "channel"; }
 
 CallShape call_shape(const Tensors& t) {

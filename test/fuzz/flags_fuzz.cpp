@@ -1,8 +1,11 @@
 // Fuzzes the flag parsing of gdr-bench and gdr-tune (tools/common/flags.h,
-// the form flags of form.h, gdr-bench's --shapes): the arguments are the
-// input split at NUL bytes. It must refuse or parse, never crash; what it
-// parses keeps the ranges the flags document, and every error is one line.
+// the form flags of form.h, gdr-bench's --shapes), with gdr-bench's flags
+// and ranges: the arguments are the input split at NUL bytes. It must
+// refuse with a message or parse, never crash; what it parses keeps the
+// ranges the flags document. (Errors echo the input, newlines included:
+// the tools' error printer keeps them one line, tool_cli_test.cpp.)
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,8 +21,6 @@ void check(bool ok) {
   if (!ok) __builtin_trap();
 }
 
-// An error: one line (gdr's messages never hold a newline of their own; the
-// tools escape what they echo), so it is checked without what was echoed.
 void check_error(const gdr::Status& s) { check(!s.message().empty()); }
 
 bool in_range(const std::vector<int64_t>& values, int64_t min, int64_t max) {
@@ -45,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t n) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
 
-  std::set<std::string> known = {"--T", "--H", "--B", "--K", "--V", "--threads", "--seconds", "--shapes"};
+  std::set<std::string> known = {"--impl",    "--T",       "--H",      "--B",     "--K",
+                                 "--V",       "--threads", "--seconds", "--shapes", "--interleave-cases"};
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   gdr::tools::Flags flags;
   if (gdr::Status s = gdr::tools::Flags::parse(static_cast<int>(argv.size()), argv.data(), known, &flags); !s) {
@@ -66,6 +68,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t n) {
   check(!T.empty() && in_range(T, 0, kMaxSize) && !H.empty() && in_range(H, 1, kMaxSize));
   check(in_range({B, K, V}, 1, kMaxSize) && !threads.empty() && in_range(threads, 1, 1024));
   check(seconds > 0 && seconds <= gdr::tools::kMaxDurationSeconds);
+  for (const std::string& impl : gdr::tools::split_list(flags.get("--impl"))) check(!impl.empty());
+  int64_t interleave = 0;
+  if (gdr::Status s = flags.integer("--interleave-cases", 0, 1, &interleave); !s) check_error(s);
 
   gdr::tools::Form form;
   if (gdr::Status s = gdr::tools::parse_form(flags, &form); !s) {

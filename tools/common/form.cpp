@@ -18,9 +18,7 @@ Status parse_decay(const std::string& name, const std::string& text, DecayKind* 
 }
 
 Status parse_layout(const std::string& name, const std::string& text, Layout* layout) {
-  if (text == "bthd") *layout = Layout::TokenMajor;
-  else if (text == "bhtd") *layout = Layout::HeadMajor;
-  else return Status::error(name + ": expected bhtd or bthd, got '" + text + "'");
+  if (!gdr::parse_layout(text, layout)) return Status::error(name + ": expected bhtd or bthd, got '" + text + "'");
   return Status::ok();
 }
 

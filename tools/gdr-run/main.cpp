@@ -123,11 +123,8 @@ int main(int argc, char** argv) {
     if (!s) return usage_error(s.message());
   options.threads = static_cast<int>(threads);
   gdr::Layout layout = gdr::Layout::HeadMajor;
-  if (args.count("--layout")) {
-    if (args["--layout"] == "bthd") layout = gdr::Layout::TokenMajor;
-    else if (args["--layout"] != "bhtd")
-      return usage_error("--layout: expected bhtd or bthd, got '" + args["--layout"] + "'");
-  }
+  if (args.count("--layout") && !gdr::parse_layout(args["--layout"], &layout))
+    return usage_error("--layout: expected bhtd or bthd, got '" + args["--layout"] + "'");
   if (args.count("--initial-state-indices") && !args.count("--initial-state"))
     return usage_error(named("--initial-state-indices") + ": needs --initial-state, the pool it indexes");
   if (gdr::Status s = gdr::tools::install_all_routes(); !s) return usage_error(s.message());

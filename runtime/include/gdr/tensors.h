@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "gdr/status.h"
 
@@ -15,6 +16,8 @@ enum class Layout {
   TokenMajor,  // [B, T, heads, D] (and beta, scalar decay [B, T, heads]): fla, vLLM, ggml
 };
 const char* layout_name(Layout layout);  // "bhtd" or "bthd"
+// The layout layout_name() names; false for any other text.
+bool parse_layout(const std::string& name, Layout* layout);
 
 enum class DecayKind {
   Channel,  // one factor per key channel: [.., K]

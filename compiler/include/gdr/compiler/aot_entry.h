@@ -15,6 +15,12 @@
 #include "gdr/compiler/target.h"
 #include "gdr/status.h"
 
+namespace llvm {
+class Function;
+class Module;
+class Value;
+}  // namespace llvm
+
 namespace gdr::compiler {
 
 // An entry point `int32_t <name>(const gdr_kernel_args*)` the object defines,
@@ -29,6 +35,13 @@ struct EntryPoint {
   int64_t chunk = 0;
   std::vector<int64_t> info;  // GDR_KERNEL_INFO_FIELDS values, by gdr_kernel_info_field
 };
+
+// Defines `int32_t name(const gdr_kernel_args* a) { return bridge(a,
+// pipeline, chunk); }` in `module`: a chunked kernel's C entry point, with
+// `bridge` (gdr_halide_chunked_entry) and `pipeline` (an i8*) as symbols
+// (AOT) or constant addresses (JIT: compiler/src/chunked_jit_entry.h).
+llvm::Function* define_halide_entry(llvm::Module& module, const std::string& name, llvm::Value* bridge,
+                                    llvm::Value* pipeline, int64_t chunk);
 
 // The object's bytes for `target`; `entry` null when the code has its own
 // entry point and table under `name` (the recurrent route's).
