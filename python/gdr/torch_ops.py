@@ -5,8 +5,8 @@ keyword arguments for the rest of the interface, and a pool op for serving.
                                                       layout="bhtd", cu_seqlens=None)
     torch.ops.gdr.gated_delta_rule.out(query, ..., initial_state, out=o, final_state_out=s)
     out = torch.ops.gdr.gated_delta_rule_pool(query, key, value, decay, beta, state_pool,
-                                               initial_state_indices, final_state_indices,
-                                               layout="bthd", cu_seqlens=offsets)
+                                              initial_state_indices, final_state_indices,
+                                              layout="bthd", cu_seqlens=offsets)
 
 CPU float32 contiguous tensors (offsets and indices int32 or int64, rank 1);
 the shapes decide the form (grouped readout or grouped values, scalar or
@@ -111,17 +111,18 @@ def gated_delta_rule(query, key, value, decay, beta, initial_state, *, layout="b
     return out, final_state
 
 
-def gated_delta_rule_out(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None, out,
-                         final_state_out):
-    tensors = (query, key, value, decay, beta, initial_state, out, final_state_out)
-    _shapes(_NAMES, tensors, layout, cu_seqlens)  # the schema's names in messages, as the C++ kernels give them
-    _run(_NAMES, tensors, layout, cu_seqlens)
-    return out, final_state_out
-
-
 def gated_delta_rule_out_fake(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None,
                               out, final_state_out):
     _shapes(_NAMES, (query, key, value, decay, beta, initial_state, out, final_state_out), layout, cu_seqlens)
+    return out, final_state_out
+
+
+def gated_delta_rule_out(query, key, value, decay, beta, initial_state, *, layout="bhtd", cu_seqlens=None, out,
+                         final_state_out):
+    # Shapes first: the schema's names in messages, as the C++ kernels give them.
+    gated_delta_rule_out_fake(query, key, value, decay, beta, initial_state, layout=layout, cu_seqlens=cu_seqlens,
+                              out=out, final_state_out=final_state_out)
+    _run(_NAMES, (query, key, value, decay, beta, initial_state, out, final_state_out), layout, cu_seqlens)
     return out, final_state_out
 
 
@@ -133,7 +134,7 @@ def gated_delta_rule_pool_fake(query, key, value, decay, beta, state_pool, initi
 
 
 def gated_delta_rule_pool(query, key, value, decay, beta, state_pool, initial_state_indices, final_state_indices,
-                           *, layout="bhtd", cu_seqlens=None):
+                          *, layout="bhtd", cu_seqlens=None):
     slots = (initial_state_indices, final_state_indices)
     out = gated_delta_rule_pool_fake(query, key, value, decay, beta, state_pool, *slots, layout=layout,
                                      cu_seqlens=cu_seqlens)

@@ -178,7 +178,7 @@ def test_pool_op_refuses_bad_slots_naming_them_and_writes_nothing(change, messag
     before = args["pool"].clone()
     with pytest.raises(ValueError) as caught:
         KERNELS[kernels]().gated_delta_rule_pool(*tensors(arrays)[:5], args["pool"], args["initial"], args["final"],
-                                                  layout="bthd", cu_seqlens=args["offsets"])
+                                                 layout="bthd", cu_seqlens=args["offsets"])
     assert message in str(caught.value), str(caught.value)
     assert torch.equal(args["pool"], before)
 
@@ -276,7 +276,7 @@ def test_fake_tensor_tracing_records_the_pool_op_and_its_update(rng):
 
     def layer(query, key, value, decay, beta, state_pool, offsets, initial, final):
         out = torch.ops.gdr.gated_delta_rule_pool(query, key, value, decay, beta, state_pool, initial, final,
-                                                   layout="bthd", cu_seqlens=offsets)
+                                                  layout="bthd", cu_seqlens=offsets)
         return out * 2
 
     graph = make_fx(layer, tracing_mode="fake")(*inputs, pool.clone(), offsets, initial, final)
@@ -310,7 +310,7 @@ out, final = torch.ops.gdr.gated_delta_rule(*t, torch.from_numpy(a["initial_stat
                                             cu_seqlens=offsets)
 pool = torch.from_numpy(a["initial_state"].copy())
 pooled = torch.ops.gdr.gated_delta_rule_pool(*t, pool, torch.tensor([0, 1, 2]), torch.tensor([0, 1, 2]),
-                                              layout="bthd", cu_seqlens=offsets)
+                                             layout="bthd", cu_seqlens=offsets)
 assert torch.equal(out, pooled) and torch.equal(pool[:3], final)
 slots = torch.tensor([0, 1, 2], device="meta")
 meta = torch.ops.gdr.gated_delta_rule_pool(*[x.to("meta") for x in t], pool.to("meta"), slots, slots,
