@@ -149,8 +149,11 @@ bool overlaps(const TuningRecord& a, const TuningRecord& b) {
 }  // namespace
 
 std::string tuning_record_line(const TuningRecord& r) {
+  // Whole nanoseconds, at least 1: the reader takes only medians above 0,
+  // and a median under half a nanosecond (a hand-written one) once came
+  // back as "0", a line the next read refused.
   char median[64];
-  std::snprintf(median, sizeof median, "%.0f", r.median_ns);
+  std::snprintf(median, sizeof median, "%.0f", std::max(r.median_ns, 1.0));
   return r.host_cpu + ' ' + std::to_string(r.K) + ' ' + std::to_string(r.V) + ' ' +
          std::to_string(r.T_min) + ' ' +
          (r.T_max == kUnboundedT ? std::string("inf") : std::to_string(r.T_max)) + ' ' +
