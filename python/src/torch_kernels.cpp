@@ -24,6 +24,7 @@ namespace {
 
 gdr::python::RunEntry run_entry = nullptr;  // set when gdr._gdr_torch is imported
 
+// torch's Python name of t's dtype, as the Python kernels' messages give it.
 std::string dtype_name(const at::Tensor& t) {
   switch (t.scalar_type()) {
     case at::kFloat: return "float32";
@@ -32,7 +33,13 @@ std::string dtype_name(const at::Tensor& t) {
     case at::kBFloat16: return "bfloat16";
     case at::kInt: return "int32";
     case at::kLong: return "int64";
-    default: return std::string(t.dtype().name());
+    case at::kShort: return "int16";
+    case at::kChar: return "int8";
+    case at::kByte: return "uint8";
+    case at::kBool: return "bool";
+    case at::kComplexFloat: return "complex64";
+    case at::kComplexDouble: return "complex128";
+    default: return std::string(c10::toString(t.scalar_type()));
   }
 }
 

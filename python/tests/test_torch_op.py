@@ -163,6 +163,8 @@ def test_pool_op_updates_its_slots_in_place(kernels, rng):
     (lambda a: a.__setitem__("initial", torch.tensor([2, -1, 6, 0])), "initial_state_indices"),
     (lambda a: a.__setitem__("final", torch.tensor([2.0, 4.0, 1.0, 0.0])),
      "final_state_indices: expected int32 or int64, got float32"),
+    (lambda a: a.__setitem__("initial", torch.tensor([2, -1, 1, 0], dtype=torch.int16)),
+     "initial_state_indices: expected int32 or int64, got int16"),
     (lambda a: a.__setitem__("initial", torch.tensor([[2, -1, 1, 0]])),
      "initial_state_indices: expected rank 1, got shape (1, 4)"),
     (lambda a: a.__setitem__("pool", a["pool"][:, :2].contiguous()), "state_pool: shape (6, 2, 16, 16)"),
