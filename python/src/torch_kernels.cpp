@@ -13,6 +13,7 @@
 #include <torch/library.h>
 #include <torch/version.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -43,23 +44,33 @@ std::string dtype_name(const at::Tensor& t) {
   }
 }
 
+// On the CPU. A meta kernel runs when any argument is a meta tensor: one
+// given a mix of meta and CPU tensors would return outputs of no values and
+// write nothing, so there every tensor must be on query's device.
+void check_device(const char* name, const at::Tensor& t, const at::Tensor& query, bool meta) {
+  if (meta) {
+    TORCH_CHECK_VALUE(t.device() == query.device(), name, ": expected a tensor on query's device (",
+                      query.device().str(), "), got ", t.device().str());
+  } else {
+    TORCH_CHECK_VALUE(t.device().is_cpu(), name, ": expected a CPU tensor, got device '", t.device().str(), "'");
+  }
+}
+
 // The same checks and messages as the Python fallback's _operand().
-void check_operand(const char* name, const at::Tensor& t, bool meta) {
+void check_operand(const char* name, const at::Tensor& t, const at::Tensor& query, bool meta) {
   TORCH_CHECK_VALUE(t.scalar_type() == at::kFloat, name, ": expected float32, got ", dtype_name(t));
-  TORCH_CHECK_VALUE(meta || t.device().is_cpu(), name, ": expected a CPU tensor, got device '", t.device().str(),
-                    "'");
+  check_device(name, t, query, meta);
   TORCH_CHECK_VALUE(t.is_contiguous(), name, ": expected a contiguous tensor (.contiguous())");
 }
 
 // Offsets and slot indices: int32 or int64, rank 1, contiguous, on the CPU;
 // their data (null for a meta tensor) and length.
-gdr::Indices index_operand(const char* name, const at::Tensor& t, bool meta) {
+gdr::Indices index_operand(const char* name, const at::Tensor& t, const at::Tensor& query, bool meta) {
   gdr::Indices indices;
   if (t.scalar_type() == at::kInt) indices.type = gdr::Indices::Type::Int32;
   else if (t.scalar_type() == at::kLong) indices.type = gdr::Indices::Type::Int64;
   else TORCH_CHECK_VALUE(false, name, ": expected int32 or int64, got ", dtype_name(t));
-  TORCH_CHECK_VALUE(meta || t.device().is_cpu(), name, ": expected a CPU tensor, got device '", t.device().str(),
-                    "'");
+  check_device(name, t, query, meta);
   TORCH_CHECK_VALUE(t.dim() == 1, name, ": expected rank 1, got shape ",
                     gdr::shape_string(gdr::Shape(t.sizes().begin(), t.sizes().end())));
   TORCH_CHECK_VALUE(t.is_contiguous(), name, ": expected a contiguous tensor (.contiguous())");
@@ -75,14 +86,6 @@ gdr::Layout parse_layout(const std::string& text) {
 }
 
 gdr::Shape shape_of(const at::Tensor& t) { return gdr::Shape(t.sizes().begin(), t.sizes().end()); }
-
-// A meta kernel runs when any argument is a meta tensor: one given a mix
-// of meta and CPU tensors would return outputs of no values and write
-// nothing, so every tensor must be on query's device.
-void check_device(const char* name, const at::Tensor& t, const at::Tensor& query) {
-  TORCH_CHECK_VALUE(t.device() == query.device(), name, ": expected a tensor on query's device (",
-                    query.device().str(), "), got ", t.device().str());
-}
 
 // One call's tensors: the inputs, then the schema's keyword arguments. A
 // pool call (gated_delta_rule_pool) reads and writes initial_state, the
@@ -104,33 +107,23 @@ gdr::ShapedCall shaped(const Call& in, const at::Tensor* out, const at::Tensor* 
       {"query", &in.query}, {"key", &in.key},   {"value", &in.value},          {"decay", &in.decay},
       {"beta", &in.beta},   {state_name, &in.initial_state}, {"out", out}, {"final_state_out", final_state}};
   for (const auto& [name, t] : operands)
-    if (t) {
-      check_operand(name, *t, meta);
-      if (meta) check_device(name, *t, in.query);
-    }
+    if (t) check_operand(name, *t, in.query, meta);
   gdr::ArrayShapes shapes;
   shapes.query = shape_of(in.query), shapes.key = shape_of(in.key), shapes.value = shape_of(in.value);
   shapes.decay = shape_of(in.decay), shapes.beta = shape_of(in.beta);
   shapes.initial_state = shape_of(in.initial_state);
   shapes.layout = parse_layout(in.layout);
   gdr::Indices cu_seqlens, initial_indices, final_indices;
-  const std::pair<const char*, const at::Tensor*> index_operands[] = {
-      {"cu_seqlens", in.cu_seqlens ? &*in.cu_seqlens : nullptr},
-      {"initial_state_indices", in.initial_state_indices},
-      {"final_state_indices", in.final_state_indices}};
-  for (const auto& [name, t] : index_operands)
-    if (t && meta) check_device(name, *t, in.query);
-  if (in.cu_seqlens) {
-    cu_seqlens = index_operand("cu_seqlens", *in.cu_seqlens, meta);
-    shapes.cu_seqlens = gdr::Shape{cu_seqlens.size};
-  }
-  if (in.pool()) {
-    initial_indices = index_operand("initial_state_indices", *in.initial_state_indices, meta);
-    final_indices = index_operand("final_state_indices", *in.final_state_indices, meta);
-    shapes.initial_state_indices = gdr::Shape{initial_indices.size};
-    shapes.final_state_indices = gdr::Shape{final_indices.size};
-    gdr::python::as_pool_call(&shapes);
-  }
+  const std::tuple<const char*, const at::Tensor*, gdr::Indices*, std::optional<gdr::Shape>*> index_operands[] = {
+      {"cu_seqlens", in.cu_seqlens ? &*in.cu_seqlens : nullptr, &cu_seqlens, &shapes.cu_seqlens},
+      {"initial_state_indices", in.initial_state_indices, &initial_indices, &shapes.initial_state_indices},
+      {"final_state_indices", in.final_state_indices, &final_indices, &shapes.final_state_indices}};
+  for (const auto& [name, t, indices, shape] : index_operands)
+    if (t) {
+      *indices = index_operand(name, *t, in.query, meta);
+      *shape = gdr::Shape{indices->size};
+    }
+  if (in.pool()) gdr::python::as_pool_call(&shapes);
   if (out) shapes.out = shape_of(*out);
   if (final_state) shapes.final_state = shape_of(*final_state);
   gdr::ShapedCall call;

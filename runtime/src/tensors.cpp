@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "name_table.h"
+
 namespace gdr {
 namespace {
 
@@ -90,16 +92,10 @@ std::vector<std::pair<int64_t, int64_t>> by_slot(const Indices& indices, int64_t
 
 }  // namespace
 
-const char* layout_name(Layout layout) { return layout == Layout::TokenMajor ? "bthd" : "bhtd"; }
+const std::pair<Layout, const char*> kLayoutNames[] = {{Layout::HeadMajor, "bhtd"}, {Layout::TokenMajor, "bthd"}};
 
-bool parse_layout(const std::string& name, Layout* layout) {
-  for (Layout l : {Layout::HeadMajor, Layout::TokenMajor})
-    if (name == layout_name(l)) {
-      *layout = l;
-      return true;
-    }
-  return false;
-}
+const char* layout_name(Layout layout) { return name_in(kLayoutNames, layout); }
+bool parse_layout(const std::string& name, Layout* layout) { return parse_in(kLayoutNames, name, layout); }
 const char* decay_kind_name(DecayKind kind) { return kind == DecayKind::Scalar ? "scalar" : "channel"; }
 
 CallShape call_shape(const Tensors& t) {
