@@ -89,12 +89,14 @@ TEST(JitTest, PlanNamesRouteScheduleAndKernel) {
 
   ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::Chunked), &p));
   EXPECT_EQ(p.route, Route::Chunked);
-  EXPECT_EQ(p.schedule, "c16-w16");  // the measured default
-  EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w16");
+  // The measured default: chunks of 16, the host's vectors.
+  const std::string width = std::to_string(schedules::default_schedule(compiler::host_target().vector_bits / 32).vector_width);
+  EXPECT_EQ(p.schedule, "c16-w" + width);
+  EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w" + width);
 
   ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::ChunkedAutoschedule), &p));
   EXPECT_EQ(p.schedule, "adams2019");
-  EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w16_adams2019");
+  EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w" + width + "_adams2019");
   // The call's form names the kernel on every route (scalar decay: _sd).
   Tensors scalar = sizes(1, 4, 300, 64, 96);
   scalar.decay_kind = DecayKind::Scalar;

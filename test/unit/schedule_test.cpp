@@ -36,7 +36,15 @@ TEST(Schedule, RejectsOutOfRangeKnobsAndBadText) {
   EXPECT_NE((Schedule{8, 16}.check()), "");
 }
 
-TEST(Schedule, DefaultIsInRange) { EXPECT_EQ(default_schedule().check(), ""); }
+// Chunks of 16, vectors as wide as the target's (schedule.cpp): AVX-512,
+// AVX2, then SSE or NEON; never wider than the knob allows.
+TEST(Schedule, DefaultTakesTheTargetsVectors) {
+  EXPECT_EQ(default_schedule(16).str(), "c16-w16");
+  EXPECT_EQ(default_schedule(8).str(), "c16-w8");
+  EXPECT_EQ(default_schedule(4).str(), "c16-w4");
+  EXPECT_EQ(default_schedule(32).str(), "c16-w16");
+  for (int floats : {4, 8, 16, 32}) EXPECT_EQ(default_schedule(floats).check(), "");
+}
 
 }  // namespace
 }  // namespace gdr::schedules

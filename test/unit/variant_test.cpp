@@ -80,6 +80,13 @@ TEST(Variant, DefaultsOn16Registers) {
   EXPECT_EQ(schedule({64, 64}, 1, avx2), "w8-vt32-u2-p2");
   EXPECT_EQ(schedule({96, 64}, 1, avx2), "w8-vt64-u1-p2");
   EXPECT_EQ(schedule({128, 128}, 512, sse), "w4-vt16-u1-p2-t1");
+  // The chunked route's vectors are the target's too (w16 took 1.24-1.49x
+  // w8's time on AVX2, schedule.cpp).
+  Target wide = avx2;
+  wide.vector_bits = 512;
+  EXPECT_EQ(default_variant(Route::Chunked, {128, 128}, 512, avx2).schedule_str(), "c16-w8");
+  EXPECT_EQ(default_variant(Route::Chunked, {128, 128}, 512, sse).schedule_str(), "c16-w4");
+  EXPECT_EQ(default_variant(Route::Chunked, {128, 128}, 512, wide).schedule_str(), "c16-w16");
 }
 
 TEST(Variant, ScheduleAndFullText) {

@@ -332,11 +332,8 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, const gdr::compi
   std::string halide_target;
   if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s)
     return usage_error("--target: " + s.message());
-  // The default schedule with vectors no wider than the target's.
   const int target_floats = target.vector_bits / 32;
-  gdr::schedules::Schedule schedule = gdr::schedules::default_schedule();
-  schedule.vector_width = std::min(schedule.vector_width, target_floats);
-  gdr::compiler::Variant variant = gdr::compiler::chunked_variant(form, schedule);
+  gdr::compiler::Variant variant = gdr::compiler::default_variant(gdr::Route::Chunked, form, 0, target);
   if (args.count("--schedule")) {
     std::string error;
     if (!gdr::compiler::parse_variant_schedule(gdr::Route::Chunked, args["--schedule"], &variant,

@@ -16,7 +16,7 @@ namespace gdr::compiler {
 
 struct ChunkedSpec {
   int64_t K = 128, V = 128;
-  schedules::Schedule schedule = schedules::default_schedule();
+  schedules::Schedule schedule = schedules::default_schedule(host_target().vector_bits / 32);
   Scheduler scheduler = Scheduler::Hand;
   bool profile = false;  // JIT only: Halide's per-Func profiler, report at exit
   DecayKind decay = DecayKind::Channel;

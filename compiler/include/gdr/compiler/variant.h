@@ -78,7 +78,7 @@ std::string cache_description(const Variant& v, const Target& target);
 // tokens on `target`: the one place that chooses defaults. Recurrent: the
 // dialect's default (what gdr-attach-schedule writes), with the wide decode
 // tile for T <= 1 (kDecodeTokens) and the tile clamped to the whole vectors
-// of V. Chunked: schedules::default_schedule().
+// of V. Chunked: schedules::default_schedule() for the target's vectors.
 Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Target& target);
 
 // The dialect's default alone, for a kernel whose T is not known (gdr-compile).

@@ -24,9 +24,10 @@ struct Schedule {
 // Parses str()'s form; on failure returns false and says why in *error.
 bool parse_schedule(const std::string& text, Schedule* schedule, std::string* error);
 
-// The hand schedule used when the caller names none (see schedule.cpp for
-// the measurement behind it).
-Schedule default_schedule();
+// The hand schedule used when the caller names none, for a target whose
+// vectors hold `vector_floats` floats (16 with AVX-512, 8 with AVX2, 4 with
+// SSE or NEON); see schedule.cpp for the measurements behind it.
+Schedule default_schedule(int vector_floats);
 
 // Every value of the knobs, for tests and tuning.
 const int kChunkSizes[] = {16, 32, 64, 128};
