@@ -20,7 +20,7 @@ Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
                                       spec.schedule.chunk, spec.decay == DecayKind::Scalar,
                                       static_cast<int>(spec.readouts));
   if (spec.scheduler == Scheduler::Hand) {
-    schedules::apply_hand_schedule(alg, spec.schedule);
+    schedules::apply_hand_schedule(alg, spec.schedule, target);
     return Status::ok();
   }
   std::string error = schedules::apply_autoschedule(alg, target, GDR_ADAMS2019_PLUGIN);

@@ -11,11 +11,27 @@ using namespace Halide;
 namespace {
 
 // Register tile of a product: kTileVectors vectors of `width` floats wide,
-// kTileRows rows tall: 16 accumulators, 2 loads + 8 broadcasts per 16 FMAs.
-// 8 rows divide C, 2C and K = 128, so no tile recomputes rows. Measured at
-// c16-w16, K = V = 128, H = 32, T = 2048, 1 thread, otherwise the same code
-// at the time: 8x2 105 ms, 4x4 110 ms.
-constexpr int kTileVectors = 2, kTileRows = 8;
+// chunked_tile_rows() rows tall, its accumulators half the vector registers. 32
+// registers (AVX-512, NEON): 8 rows, 16 accumulators, 2 loads + 8
+// broadcasts per 16 FMAs; measured at c16-w16, K = V = 128, H = 32,
+// T = 2048, 1 thread, otherwise the same code at the time: 8x2 105 ms, 4x4
+// 110 ms. 16 registers (AVX2, SSE): 4 rows, 8 accumulators; the 16 of 8
+// rows spilled. AVX2, AMD Zen 3, c16-w8, H = 32, T = 512, 1 thread
+// (2026-12-06, gdr-bench --impl chunked@c16-w8, one process per tile),
+// vectors x rows at K = V = 128 / 256 (H = 16): 2x8 45.9 / 85.0 ms, 2x4
+// 34.5-35.0 / 61.4-65.3, 2x6 37.3 / 64.6, 2x3 41.9 / 84.6, 3x4 38.8 / 60.9,
+// 1x8 43.2 / 71.4, 4x2 47.1 / 80.1. Rows of 8 and 4 divide C, 2C and
+// K = 128, so no tile recomputes rows.
+constexpr int kTileVectors = 2;
+
+// Vector registers of a Halide target: 32 with AVX-512 or on ARM, else 16.
+int vector_registers(const Target& target) {
+  if (target.arch != Target::X86) return 32;
+  for (Target::Feature f : {Target::AVX512, Target::AVX512_KNL, Target::AVX512_Skylake,
+                            Target::AVX512_Cannonlake, Target::AVX512_SapphireRapids})
+    if (target.has_feature(f)) return 32;
+  return 16;
+}
 
 struct ColumnTile {
   int tile;  // columns per tile
@@ -42,9 +58,9 @@ void vectorize_if(Stage s, VarOrRVar x, int vec) {
 // (col, row); f itself is computed per tile, so its accumulators stay in
 // registers while `red` runs innermost over the whole reduction.
 Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int row_extent,
-                      int width, int vectors, Func output = Func(), int row_min = 0) {
+                      int width, int vectors, int tile_rows, Func output = Func(), int row_min = 0) {
   const ColumnTile ct = column_tile(col_extent, width, vectors);
-  const int rows = std::min(kTileRows, row_extent);
+  const int rows = std::min(tile_rows, row_extent);
   // An output Func that only copies f is tiled itself; otherwise a wrapper
   // at root holds the result for the consumers.
   Func result = output.defined() ? output : f.in();
@@ -74,14 +90,17 @@ Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int ro
 
 }  // namespace
 
+int chunked_tile_rows(const Target& target) { return vector_registers(target) >= 32 ? 8 : 4; }
+
 int chunked_column_align(int V, const Schedule& s) {
   const ColumnTile ct = column_tile(V, s.vector_width, kTileVectors);
   // Parts must be at least one tile wide, so split only into whole tiles.
   return V > ct.tile && V % ct.tile == 0 ? ct.tile : 0;
 }
 
-void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
+void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s, const Target& target) {
   const int K = g.K, V = g.V, C = g.C, W = s.vector_width;
+  const int rows = chunked_tile_rows(target);
   const int vk = column_tile(K, W, 1).vec, vv = column_tile(V, W, 1).vec;
   const int vc = W;                              // C >= 16 >= W
   const int vj = std::min(W, kSubBlock);
@@ -132,7 +151,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
     // One row kind e at a time, half a tile wide (the width of the tiles
     // when key and query shared them as a Tuple).
     Func off = schedule_product(g.off, j, i, rk, C - kSubBlock, C - kSubBlock, W,
-                                std::max(1, kTileVectors / 2), Func(), kSubBlock);
+                                std::max(1, kTileVectors / 2), rows, Func(), kSubBlock);
     g.xf.compute_at(off, Var("co"));
     vectorize_if(g.xf, r, vk);
   }
@@ -143,19 +162,19 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s) {
 
   g.k_beta.compute_root();
   vectorize_if(g.k_beta, r, vk);
-  schedule_product(g.w, r, i, rc, K, C, W, kTileVectors);
-  schedule_product(g.u, v, i, rc, V, C, W, kTileVectors);
+  schedule_product(g.w, r, i, rc, K, C, W, kTileVectors, rows);
+  schedule_product(g.u, v, i, rc, V, C, W, kTileVectors, rows);
 
   g.q_in.compute_root();
   vectorize_if(g.q_in, r, vk);
   g.lhs.compute_root();
   vectorize_if(g.lhs, r, vk);
-  schedule_product(g.wq, v, i, rk, V, (1 + g.R) * C, W, kTileVectors);
-  schedule_product(g.intra, v, i, rc, V, C, W, kTileVectors);
+  schedule_product(g.wq, v, i, rk, V, (1 + g.R) * C, W, kTileVectors, rows);
+  schedule_product(g.intra, v, i, rc, V, C, W, kTileVectors, rows);
   g.k_out.compute_root();
   vectorize_if(g.k_out, r, vk);
   g.state_decay.compute_root();
-  schedule_product(g.s_upd, v, r, rc, V, K, W, kTileVectors, g.state_out);
+  schedule_product(g.s_upd, v, r, rc, V, K, W, kTileVectors, rows, g.state_out);
 
   vectorize_if(g.out, v, vv);
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "gdr/schedules/chunked_schedule.h"
 #include "gdr/schedules/schedule.h"
 
 namespace gdr::schedules {
@@ -44,6 +45,16 @@ TEST(Schedule, DefaultTakesTheTargetsVectors) {
   EXPECT_EQ(default_schedule(4).str(), "c16-w4");
   EXPECT_EQ(default_schedule(32).str(), "c16-w16");
   for (int floats : {4, 8, 16, 32}) EXPECT_EQ(default_schedule(floats).check(), "");
+}
+
+// A product's accumulators take half the vector registers: 16 of AVX-512's
+// and ARM's 32, 8 of AVX2's and SSE's 16 (2 vectors wide).
+TEST(ChunkedSchedule, TileRowsFollowTheTargetsRegisters) {
+  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-avx-avx2-fma-f16c-sse41")), 4);
+  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-sse41")), 4);
+  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-avx-avx2-fma-f16c-sse41-avx512-avx512_skylake")), 8);
+  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-avx-avx2-fma-sse41-avx512_sapphirerapids")), 8);
+  EXPECT_EQ(chunked_tile_rows(Halide::Target("arm-64-linux")), 8);
 }
 
 }  // namespace
