@@ -11,9 +11,9 @@ using namespace Halide;
 namespace {
 
 // Register tile of a product: kTileVectors vectors of `width` floats wide,
-// chunked_tile_rows() rows tall, its accumulators half the vector registers. 32
-// registers (AVX-512, NEON): 8 rows, 16 accumulators, 2 loads + 8
-// broadcasts per 16 FMAs; measured at c16-w16, K = V = 128, H = 32,
+// chunked_tile_rows() rows tall, its accumulators half the vector
+// registers. 32 registers (AVX-512, ARM): 8 rows, 16 accumulators, 2 loads
+// + 8 broadcasts per 16 FMAs; measured at c16-w16, K = V = 128, H = 32,
 // T = 2048, 1 thread, otherwise the same code at the time: 8x2 105 ms, 4x4
 // 110 ms. 16 registers (AVX2, SSE): 4 rows, 8 accumulators; the 16 of 8
 // rows spilled. AVX2, AMD Zen 3, c16-w8, H = 32, T = 512, 1 thread

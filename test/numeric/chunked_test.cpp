@@ -106,8 +106,9 @@ TEST(ChunkedGroupedReadout, MatchesFloat64AtEveryChunkSize) {
 TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
   const std::string expected = "beyond the max (15) in dimension 0";
   for (compiler::Scheduler scheduler : {compiler::Scheduler::Hand, compiler::Scheduler::Adams2019}) {
-    const compiler::CompiledKernel& c =
-        compiler::compile_chunked(ChunkedSpec{24, 40, ChunkedSpec{}.schedule, scheduler});
+    ChunkedSpec spec{24, 40};
+    spec.scheduler = scheduler;
+    const compiler::CompiledKernel& c = compiler::compile_chunked(spec);
     ASSERT_TRUE(c.status) << c.status.message();
     Problem p = make_problem(1, 1, 10, 16, 40);
     gdr_kernel_args a = single_head_args(p.tensors());
@@ -123,7 +124,7 @@ TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
   // Another kernel fact, the readouts: two queries for a kernel of one is
   // refused by the readout extent of the query and out buffers: a code and a
   // message.
-  const compiler::CompiledKernel& one = compiler::compile_chunked(24, 40, ChunkedSpec{}.schedule);
+  const compiler::CompiledKernel& one = compiler::compile_chunked(ChunkedSpec{24, 40});
   ASSERT_TRUE(one.status) << one.status.message();
   ProblemOptions two_readouts;
   two_readouts.form.query_heads = 2;
@@ -141,7 +142,7 @@ TEST(ChunkedErrors, HalideErrorsAreStatusesNotAborts) {
   // empty sequence's task too (it copies its state otherwise), so that no
   // task writes before another fails (found by an audit: 8 readouts
   // 306783488 apart).
-  ChunkedSpec readouts2{24, 40, ChunkedSpec{}.schedule};
+  ChunkedSpec readouts2{24, 40};
   readouts2.readouts = 2;
   const compiler::CompiledKernel& two = compiler::compile_chunked(readouts2);
   ASSERT_TRUE(two.status) << two.status.message();
@@ -172,7 +173,7 @@ class ChunkedEdgeCase : public ::testing::TestWithParam<EdgeCase> {};
 
 TEST_P(ChunkedEdgeCase, MatchesFloat64) {
   const EdgeCase c = GetParam();
-  const Options o = use_chunked(ChunkedSpec{c.K, c.V, ChunkedSpec{}.schedule});
+  const Options o = use_chunked(ChunkedSpec{c.K, c.V});
   Problem p = make_problem(2, 2, c.T, c.K, c.V, {c.decay, c.beta, true, 7});
   expect_within_contract(p, o);
 }
@@ -324,7 +325,7 @@ TEST(ChunkedAutoschedule, OneHeadOnTwoThreads) {
   expect_within_contract(p, o, "adams2019, 2 threads");
 
   for (int parts : {2, 4}) {
-    Options hand = use_chunked(ChunkedSpec{128, 128, ChunkedSpec{}.schedule}, 2);
+    Options hand = use_chunked(ChunkedSpec{128, 128}, 2);
     hand.column_parts = parts;
     Problem q = make_problem(1, 1, 150, 128, 128, {DecayRegime::Uniform, BetaRegime::Uniform, true, 9});
     expect_within_contract(q, hand, std::to_string(parts) + " column parts");

@@ -50,11 +50,14 @@ TEST(Schedule, DefaultTakesTheTargetsVectors) {
 // A product's accumulators take half the vector registers: 16 of AVX-512's
 // and ARM's 32, 8 of AVX2's and SSE's 16 (2 vectors wide).
 TEST(ChunkedSchedule, TileRowsFollowTheTargetsRegisters) {
-  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-avx-avx2-fma-f16c-sse41")), 4);
-  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-sse41")), 4);
-  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-avx-avx2-fma-f16c-sse41-avx512-avx512_skylake")), 8);
-  EXPECT_EQ(chunked_tile_rows(Halide::Target("x86-64-linux-avx-avx2-fma-sse41-avx512_sapphirerapids")), 8);
-  EXPECT_EQ(chunked_tile_rows(Halide::Target("arm-64-linux")), 8);
+  const std::pair<const char*, int> targets[] = {
+      {"x86-64-linux-avx-avx2-fma-f16c-sse41", 4},
+      {"x86-64-linux-sse41", 4},
+      {"x86-64-linux-avx-avx2-fma-f16c-sse41-avx512-avx512_skylake", 8},
+      {"x86-64-linux-avx-avx2-fma-sse41-avx512_sapphirerapids", 8},
+      {"arm-64-linux", 8},
+  };
+  for (const auto& [name, rows] : targets) EXPECT_EQ(chunked_tile_rows(Halide::Target(name)), rows) << name;
 }
 
 }  // namespace

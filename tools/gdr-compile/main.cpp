@@ -51,7 +51,7 @@ const char kUsage[] =
     "       recurrent: [--schedule w16-vt64-u1-p2] [--vector-width 16 --v-tile 64 --unroll 1 --prefetch 2]\n"
     "                  [--sweep-tokens 1|2: tokens one sweep of the tile updates] [--vector-bits 512]\n"
     "         schedule flags default to the target's default schedule\n"
-    "       chunked: [--schedule c16-w16 (vector width capped at the target's)]\n"
+    "       chunked: [--schedule c16-w16 (default: c16 with the target's vector width; no wider)]\n"
     "                [--scheduler hand|adams2019] [--asm 1: also write PREFIX.s]\n"
     "                [--halide-abi LIB: gdr's Halide bridge for the target's architecture, for\n"
     "                 --shared/--archive (default: this gdr's, for this machine's architecture)]\n"
