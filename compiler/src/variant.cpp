@@ -239,7 +239,8 @@ RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target) {
 }
 
 Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Target& target) {
-  if (route == Route::Chunked) return chunked_variant(spec, schedules::default_schedule(target.vector_bits / 32));
+  if (route == Route::Chunked)
+    return chunked_variant(spec, schedules::default_schedule(target.vector_bits / 32));
   const int64_t V = spec.V;
   RecurrentSchedule s = dialect_default_recurrent(spec.K, target);
   const int64_t w = s.vector_width;

@@ -12,21 +12,25 @@ namespace {
 
 // Register tile of a product: kTileVectors vectors of `width` floats wide,
 // chunked_tile_rows() rows tall, its accumulators half the vector
-// registers. 32 registers (AVX-512, ARM): 8 rows, 16 accumulators, 2 loads
-// + 8 broadcasts per 16 FMAs; measured at c16-w16, K = V = 128, H = 32,
-// T = 2048, 1 thread, otherwise the same code at the time: 8x2 105 ms, 4x4
-// 110 ms. 16 registers (AVX2, SSE): 4 rows, 8 accumulators; the 16 of 8
-// rows spilled. AVX2, AMD Zen 3, c16-w8, H = 32, T = 512, 1 thread
-// (2026-12-06, gdr-bench --impl chunked@c16-w8, one process per tile),
-// vectors x rows at K = V = 128 / 256 (H = 16): 2x8 45.9 / 85.0 ms, 2x4
-// 34.5-35.0 / 61.4-65.3, 2x6 37.3 / 64.6, 2x3 41.9 / 84.6, 3x4 38.8 / 60.9,
-// 1x8 43.2 / 71.4, 4x2 47.1 / 80.1. Rows of 8 and 4 divide C, 2C and
-// K = 128, so no tile recomputes rows.
+// registers. 32 registers (AVX-512, AArch64): 8 rows, 16 accumulators, 2
+// loads + 8 broadcasts per 16 FMAs; measured at c16-w16, K = V = 128,
+// H = 32, T = 2048, 1 thread, otherwise the same code at the time, vectors
+// x rows: 2x8 105 ms, 4x4 110 ms. 16 registers (AVX2, SSE, any other
+// target): 4 rows, 8 accumulators; the 16 of 8 rows spilled. AVX2, AMD Zen
+// 3, c16-w8, H = 32, T = 512, 1 thread (2026-12-06, gdr-bench --impl
+// chunked@c16-w8, one process per tile), vectors x rows at K = V = 128 /
+// 256 (H = 16): 2x8 45.9 / 85.0 ms, 2x4 34.5-35.0 / 61.4-65.3, 2x6 37.3 /
+// 64.6, 2x3 41.9 / 84.6, 3x4 38.8 / 60.9, 1x8 43.2 / 71.4, 4x2 47.1 /
+// 80.1. Rows of 8 and 4 divide C, 2C and K = 128, so no tile recomputes
+// rows.
 constexpr int kTileVectors = 2;
 
-// Vector registers of a Halide target: 32 with AVX-512 or on ARM, else 16.
+// Vector registers of a Halide target: 32 on AArch64 and with AVX-512,
+// else 16 (the recurrent route's rule, mlir::gdr::vectorRegisters, for
+// the same CPUs).
 int vector_registers(const Target& target) {
-  if (target.arch != Target::X86) return 32;
+  if (target.arch == Target::ARM) return target.bits == 64 ? 32 : 16;
+  if (target.arch != Target::X86) return 16;
   for (Target::Feature f : {Target::AVX512, Target::AVX512_KNL, Target::AVX512_Skylake,
                             Target::AVX512_Cannonlake, Target::AVX512_SapphireRapids})
     if (target.has_feature(f)) return 32;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "gdr/compiler/chunked.h"
 #include "gdr/compiler/jit.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/variant.h"
@@ -90,8 +91,7 @@ TEST(JitTest, PlanNamesRouteScheduleAndKernel) {
   ASSERT_TRUE(jit::plan(sizes(1, 4, 300, 64, 96), route_options(Route::Chunked), &p));
   EXPECT_EQ(p.route, Route::Chunked);
   // The measured default: chunks of 16, the host's vectors.
-  const std::string width =
-      std::to_string(schedules::default_schedule(compiler::host_target().vector_bits / 32).vector_width);
+  const std::string width = std::to_string(compiler::ChunkedSpec{}.schedule.vector_width);
   EXPECT_EQ(p.schedule, "c16-w" + width);
   EXPECT_EQ(p.kernel, "gdr_chunked_f32_k64_v96__c16_w" + width);
 

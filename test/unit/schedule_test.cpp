@@ -48,7 +48,7 @@ TEST(Schedule, DefaultTakesTheTargetsVectors) {
 }
 
 // A product's accumulators take half the vector registers: 16 of AVX-512's
-// and ARM's 32, 8 of AVX2's and SSE's 16 (2 vectors wide).
+// and AArch64's 32, 8 of AVX2's, SSE's and 32-bit ARM's 16 (2 vectors wide).
 TEST(ChunkedSchedule, TileRowsFollowTheTargetsRegisters) {
   const std::pair<const char*, int> targets[] = {
       {"x86-64-linux-avx-avx2-fma-f16c-sse41", 4},
@@ -56,6 +56,7 @@ TEST(ChunkedSchedule, TileRowsFollowTheTargetsRegisters) {
       {"x86-64-linux-avx-avx2-fma-f16c-sse41-avx512-avx512_skylake", 8},
       {"x86-64-linux-avx-avx2-fma-sse41-avx512_sapphirerapids", 8},
       {"arm-64-linux", 8},
+      {"arm-32-linux", 4},
   };
   for (const auto& [name, rows] : targets) EXPECT_EQ(chunked_tile_rows(Halide::Target(name)), rows) << name;
 }

@@ -533,8 +533,8 @@ TEST(TuningDbLookup, MatchesHostShapeThreadsAndTBucketOnly) {
   }
   // Chunked: tuned from T = 23 on, the default schedule below.
   EXPECT_EQ(plan(db, Route::Chunked, {128, 128}, 100, 1).str(), "chunked c32-w8 (tuned)");
-  EXPECT_EQ(plan(db, Route::Chunked, {128, 128}, 5, 1).variant.chunked,
-            schedules::default_schedule(host_target().vector_bits / 32));
+  EXPECT_EQ(plan(db, Route::Chunked, {128, 128}, 5, 1).variant,
+            default_variant(Route::Chunked, {128, 128}, 5, host_target()));
   EXPECT_FALSE(plan(db, Route::Chunked, {128, 128}, 5, 1).tuned);
 }
 

@@ -80,7 +80,7 @@ TEST(Variant, DefaultsOn16Registers) {
   EXPECT_EQ(schedule({64, 64}, 1, avx2), "w8-vt32-u2-p2");
   EXPECT_EQ(schedule({96, 64}, 1, avx2), "w8-vt64-u1-p2");
   EXPECT_EQ(schedule({128, 128}, 512, sse), "w4-vt16-u1-p2-t1");
-  // The chunked route's vectors are the target's too (w16 took 1.24-1.49x
+  // The chunked route's vectors are the target's too (w16 took 1.23-1.50x
   // w8's time on AVX2, schedule.cpp).
   Target wide = avx2;
   wide.vector_bits = 512;

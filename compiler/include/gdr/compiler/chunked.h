@@ -16,7 +16,8 @@ namespace gdr::compiler {
 
 struct ChunkedSpec {
   int64_t K = 128, V = 128;
-  schedules::Schedule schedule = schedules::default_schedule(host_target().vector_bits / 32);
+  // Untuned: the host's default.
+  schedules::Schedule schedule = default_variant(Route::Chunked, {}, 0, host_target()).chunked;
   Scheduler scheduler = Scheduler::Hand;
   bool profile = false;  // JIT only: Halide's per-Func profiler, report at exit
   DecayKind decay = DecayKind::Channel;

@@ -14,8 +14,9 @@ namespace gdr::schedules {
 int chunked_column_align(int V, const Schedule& schedule);
 
 // Rows of a product's register tile on `target` (2 vectors wide): 8 where
-// the vector registers are 32 (AVX-512, ARM), 4 where they are 16 (AVX2,
-// SSE), so that the accumulators take half of them.
+// the vector registers are 32 (AVX-512, AArch64), 4 where they are 16
+// (AVX2, SSE, 32-bit ARM, other targets), so that the accumulators take
+// half of them.
 int chunked_tile_rows(const Halide::Target& target);
 
 // The hand schedule: one chunk per call, serial (the runtime parallelises
