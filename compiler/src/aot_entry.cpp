@@ -59,7 +59,6 @@ Status aot_entry_object(const Target& target, const std::string& name, const Ent
     new llvm::GlobalVariable(module, table_type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
                              llvm::ConstantArray::get(table_type, values), name + "_info");
 
-    auto* entry_type = llvm::FunctionType::get(i32, {ptr}, false);
     if (entry_point->kind == EntryPoint::Kind::Halide) {
       // return gdr_halide_chunked_entry(a, &name_halide, chunk);
       auto* halide_type = llvm::FunctionType::get(i32, std::vector<llvm::Type*>(8, ptr), false);
@@ -71,6 +70,7 @@ Status aot_entry_object(const Target& target, const std::string& name, const Ent
                           entry_point->chunk);
     } else {
       // int32_t name(const gdr_kernel_args* a) { return callee(a); }
+      auto* entry_type = llvm::FunctionType::get(i32, {ptr}, false);
       auto* entry = llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, name, module);
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
       llvm::CallInst* call =

@@ -320,13 +320,8 @@ std::pair<gdr::Shape, gdr::Shape> torch_op_shapes(const std::vector<gdr::Shape>&
   a.cu_seqlens = cu_seqlens;
   a.initial_state_indices = initial_state_indices;
   a.final_state_indices = final_state_indices;
-  const bool pool = initial_state_indices.has_value();
-  if (pool) gdr::python::as_pool_call(&a);
   gdr::ShapedCall call;
-  if (gdr::Status s = gdr::shape_call(
-          a, [&](const std::string& field) { return gdr::python::torch_op_argument(field, a.layout, pool); }, &call);
-      !s)
-    raise_value_error(s.message());
+  if (gdr::Status s = gdr::python::shape_torch_op_call(a, &call); !s) raise_value_error(s.message());
   return {call.out, call.final_state};
 }
 

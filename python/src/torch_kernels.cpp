@@ -123,13 +123,10 @@ gdr::ShapedCall shaped(const Call& in, const at::Tensor* out, const at::Tensor* 
       *indices = index_operand(name, *t, in.query, meta);
       *shape = gdr::Shape{indices->size};
     }
-  if (in.pool()) gdr::python::as_pool_call(&shapes);
   if (out) shapes.out = shape_of(*out);
   if (final_state) shapes.final_state = shape_of(*final_state);
   gdr::ShapedCall call;
-  const gdr::Status s = gdr::shape_call(
-      shapes, [&](const std::string& field) { return gdr::python::torch_op_argument(field, shapes.layout, in.pool()); },
-      &call);
+  const gdr::Status s = gdr::python::shape_torch_op_call(shapes, &call);
   TORCH_CHECK_VALUE(s.is_ok(), s.message());
   call.tensors.cu_seqlens = cu_seqlens;
   call.tensors.initial_state_indices = initial_indices;

@@ -34,12 +34,6 @@ constexpr TorchOpSchema kTorchOpSchemas[] = {
      "Tensor? cu_seqlens=None) -> Tensor"},
 };
 
-// The pool op's shapes: its state_pool is both states, updated in place.
-inline void as_pool_call(ArrayShapes* shapes) {
-  shapes->final_state = shapes->initial_state;
-  shapes->in_place = shapes->final_is_initial = true;
-}
-
 // The schema's name for a field of gdr::Tensors in a message: final_state
 // is final_state_out, and the pool op's state_pool is both states.
 inline std::string torch_op_argument(const std::string& field, Layout layout, bool pool) {
@@ -47,6 +41,19 @@ inline std::string torch_op_argument(const std::string& field, Layout layout, bo
   if (pool && (field == "initial_state" || field == "final_state")) return "state_pool";
   if (field == "final_state") return "final_state_out";
   return field;
+}
+
+// gdr::shape_call for a torch op's shapes, its messages in the schema's
+// names. Slot indices make it the pool op: its state_pool is both states,
+// updated in place.
+inline Status shape_torch_op_call(ArrayShapes shapes, ShapedCall* call) {
+  const bool pool = shapes.initial_state_indices.has_value();
+  if (pool) {
+    shapes.final_state = shapes.initial_state;
+    shapes.in_place = shapes.final_is_initial = true;
+  }
+  return shape_call(
+      shapes, [&](const std::string& field) { return torch_op_argument(field, shapes.layout, pool); }, call);
 }
 
 }  // namespace gdr::python

@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
-#include <iterator>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <tuple>
 
 #include "gdr/compiler/kernel_spec.h"
@@ -346,8 +346,6 @@ TEST_F(TuningDbTest, DatabasesOthersMayWriteAreRefused) {
   }
 }
 
-// Twenty thousand records of other hardware (a database shared across a
-// fleet) give one line, with their count.
 // Damaged databases, seeded: each record read_tuning_db takes from one has
 // sane fields and writes back as a line that reads as the same record (a
 // database gdr rewrites, merging new records in, keeps it); every other
@@ -419,6 +417,8 @@ TEST_F(TuningDbTest, DamagedDatabasesGiveSaneRecordsThatRoundTripOrBadLines) {
   EXPECT_EQ(read_ok(path("one.db")).records.size(), 1u) << line;
 }
 
+// Twenty thousand records of other hardware (a database shared across a
+// fleet) give one line, with their count.
 TEST_F(TuningDbTest, ManyRecordsThatDoNotFitGiveOneLine) {
   std::vector<TuningRecord> records;
   for (int i = 0; i < 20000; ++i)
