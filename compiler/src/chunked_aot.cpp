@@ -34,7 +34,7 @@ Status rename_include_guard(const std::string& header, const std::string& final_
     text.replace(at, from.size(), to);
   std::ofstream out(header, std::ios::binary | std::ios::trunc);
   out << text;
-  return out ? Status::ok() : Status::error("cannot rewrite " + header);
+  return out ? Status::success() : Status::error("cannot rewrite " + header);
 }
 
 }  // namespace
@@ -62,7 +62,7 @@ Status compile_chunked_to_files(const ChunkedSpec& spec, const std::string& targ
   } catch (const std::exception& e) {
     return Status::error("cannot compile " + function_name + ": " + e.what());
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status compile_halide_runtime(const std::string& target_name, const std::string& object_path) {
@@ -75,7 +75,7 @@ Status compile_halide_runtime(const std::string& target_name, const std::string&
   } catch (const std::exception& e) {
     return Status::error(std::string("cannot compile the Halide runtime: ") + e.what());
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, const std::string& name,

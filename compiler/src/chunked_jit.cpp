@@ -49,7 +49,7 @@ Status load_halide_runtime(const Halide::Target& target) {
   static std::mutex mutex;
   static bool loaded = false;
   std::lock_guard<std::mutex> lock(mutex);
-  if (loaded) return Status::ok();
+  if (loaded) return Status::success();
   Status s = DiskCache::current().load_or_build(
       std::string("route halide-runtime\nhalide ") + GDR_HALIDE_VERSION + "\nhalide target " +
           target.to_string(),
@@ -68,7 +68,7 @@ Status load_halide_runtime(const Halide::Target& target) {
         return s;
       },
       "the Halide runtime");
-  loaded = s.is_ok();
+  loaded = s.ok();
   return s;
 }
 
@@ -110,7 +110,7 @@ Status halide_jit_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   std::lock_guard<std::mutex> lock(jit_modules().mutex);
   jit_modules().modules.push_back(std::move(jit));
-  return Status::ok();
+  return Status::success();
 }
 
 bool uses_halide_jit(const ChunkedSpec& spec) {
@@ -142,7 +142,7 @@ Status cached_object_entry(const ChunkedSpec& spec, HalideChunkedFn* fn) {
       name);
   if (!s) return s;
   *fn = reinterpret_cast<HalideChunkedFn>(address);
-  return Status::ok();
+  return Status::success();
 }
 
 CompiledKernel jit_compile(const ChunkedSpec& spec) {

@@ -44,7 +44,7 @@ Status jit_chunked_entry(const std::string& name, HalideChunkedFn fn, int64_t ch
   void* loaded = nullptr;
   if (Status s = jit_load_object(object, entry_name, &loaded); !s) return s;
   *entry = reinterpret_cast<gdr_kernel_fn>(loaded);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::compiler

@@ -267,7 +267,7 @@ Status DiskCache::load_or_build(const std::string& description, const Build& bui
   if (Status s = use(payload); !s) return s;
   store(description, payload);
   note(true);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::compiler

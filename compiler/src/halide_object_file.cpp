@@ -40,7 +40,7 @@ Status halide_object_bytes(const std::function<void(const std::string& path)>& w
   std::ifstream in(path, std::ios::binary);
   object->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad() || object->empty()) return Status::error("cannot read Halide's object " + path);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::compiler

@@ -21,21 +21,21 @@ Status build_pipeline(const ChunkedSpec& spec, const Halide::Target& target,
                                       static_cast<int>(spec.readouts));
   if (spec.scheduler == Scheduler::Hand) {
     schedules::apply_hand_schedule(alg, spec.schedule, target);
-    return Status::ok();
+    return Status::success();
   }
   std::string error = schedules::apply_autoschedule(alg, target, GDR_ADAMS2019_PLUGIN);
-  return error.empty() ? Status::ok() : Status::error(error);
+  return error.empty() ? Status::success() : Status::error(error);
 }
 
 Status parse_target(const std::string& name, Halide::Target* target) {
   if (name == "host") {
     *target = Halide::get_host_target();
-    return Status::ok();
+    return Status::success();
   }
   if (!Halide::Target::validate_target_string(name))
     return Status::error("unknown Halide target '" + name + "'");
   *target = Halide::Target(name);
-  return Status::ok();
+  return Status::success();
 }
 
 Halide::Target kernel_target() {

@@ -39,7 +39,7 @@ Status halide_target_string(const Target& target, std::string* halide_target) {
   if (!Halide::Target::validate_target_string(text))
     return Status::error("Halide does not take the target " + text);
   *halide_target = Halide::Target(text).to_string();  // Halide's order of features
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::compiler

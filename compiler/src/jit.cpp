@@ -47,7 +47,7 @@ Status add_process_symbols(llvm::orc::LLJIT& j, llvm::orc::JITDylib& dylib) {
       j.getDataLayout().getGlobalPrefix());
   if (!process) return Status::error("JIT cannot see the process: " + llvm::toString(process.takeError()));
   dylib.addGenerator(std::move(*process));
-  return Status::ok();
+  return Status::success();
 }
 
 // Objects given to jit_load_object so far (guarded by jit_mutex), each in a
@@ -64,7 +64,7 @@ Status jit_add_library(const std::string& library, const std::vector<char>& obje
   llvm::orc::LLJIT* j = jit(&error);
   if (!j) return Status::error("cannot create the JIT: " + error);
   llvm::orc::ExecutionSession& session = j->getExecutionSession();
-  if (session.getJITDylibByName(library)) return Status::ok();
+  if (session.getJITDylibByName(library)) return Status::success();
   auto dylib = j->createJITDylib(library);
   if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
   Status status = add_process_symbols(*j, *dylib);
@@ -104,7 +104,7 @@ Status jit_load_object(const std::vector<char>& object, const std::vector<std::s
   if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
   // The library comes first and brings the process with it; without one,
   // generated code may still call libc (memcpy, memset).
-  Status status = Status::ok();
+  Status status = Status::success();
   if (library) {
     dylib->addToLinkOrder(*library);
   } else {

@@ -58,7 +58,7 @@ std::string kernel_header(const KernelHeader& h) {
     << "  gdr::KernelInfo info;\n"
     << "  if (gdr::Status s = gdr::read_kernel_info(\"" << n << "\", " << n << "_info, &info); !s) return s;\n"
     << "  *kernel = gdr::kernel_from_info(\"" << n << "\", &" << n << ", info);\n"
-    << "  return gdr::Status::ok();\n"
+    << "  return gdr::Status::success();\n"
     << "}\n#endif\n\n"
     << "#endif /* " << guard << " */\n";
   return o.str();

@@ -36,7 +36,7 @@ Status object_info_table(const std::vector<char>& object, const std::string& nam
       return Status::error(symbol + " is shorter than the kernel ABI's info table");
     std::memcpy(table, contents->data() + offset, sizeof table);
     out->assign(table, table + GDR_KERNEL_INFO_FIELDS);
-    return Status::ok();
+    return Status::success();
   }
   return Status::error("the object of " + name + " has no " + symbol);
 }

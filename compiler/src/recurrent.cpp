@@ -101,7 +101,7 @@ Status check_recurrent_schedule(const KernelSpec& spec, const RecurrentSchedule&
   std::string error;
   if (!parse_module(context, recurrent_module_text(spec, schedule, target), &error))
     return Status::error("invalid recurrent kernel: " + error);
-  return Status::ok();
+  return Status::success();
 }
 
 Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule& schedule,
@@ -141,7 +141,7 @@ Status compile_recurrent_object(const KernelSpec& spec, const RecurrentSchedule&
   llvm::raw_string_ostream os(text);
   llvm_module->print(os, nullptr);
   object->assign(text.begin(), text.end());
-  return Status::ok();
+  return Status::success();
 }
 
 Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedule, Kernel* kernel,
@@ -163,7 +163,7 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
   if (Status read = read_kernel_info(name, static_cast<const int64_t*>(addresses[1]), &info); !read)
     return read;
   *kernel = kernel_from_info(name, reinterpret_cast<gdr_kernel_fn>(addresses[0]), info);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::compiler

@@ -40,7 +40,7 @@ Status run_lld(const std::vector<std::string>& arguments, const std::string& wha
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
       if (errno != EINTR) return Status::error(std::string("lost ") + linker + ": " + std::strerror(errno));
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::ok();
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::success();
     if (WIFSIGNALED(status))
       return Status::error(std::string(linker) + " was killed by signal " + std::to_string(WTERMSIG(status)));
     return Status::error(std::string(linker) + " could not link " + what + " (its message is above)");

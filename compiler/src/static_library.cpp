@@ -39,7 +39,7 @@ Status write_static_library(const std::vector<ArchiveInput>& inputs, const std::
   if (llvm::Error e = llvm::writeArchive(archive_path, members, /*WriteSymtab=*/true,
                                          llvm::object::Archive::K_GNU, /*Deterministic=*/true, /*Thin=*/false))
     return Status::error("cannot write " + archive_path + ": " + llvm::toString(std::move(e)));
-  return Status::ok();
+  return Status::success();
 }
 
 Status object_architecture(const std::string& path, std::string* arch) {
@@ -54,7 +54,7 @@ Status object_architecture(const std::string& path, std::string* arch) {
     *out = llvm::Triple::getArchTypeName((*object)->getArch()).str();
     return true;
   };
-  if (object_arch((*buffer)->getMemBufferRef(), arch)) return Status::ok();
+  if (object_arch((*buffer)->getMemBufferRef(), arch)) return Status::success();
   auto archive = llvm::object::Archive::create((*buffer)->getMemBufferRef());
   if (!archive) {
     llvm::consumeError(archive.takeError());
@@ -69,7 +69,7 @@ Status object_architecture(const std::string& path, std::string* arch) {
     }
     if (object_arch(*ref, arch)) {
       llvm::consumeError(std::move(error));
-      return Status::ok();
+      return Status::success();
     }
   }
   llvm::consumeError(std::move(error));

@@ -104,7 +104,7 @@ Status target_for(const std::string& triple, const std::string& cpu, const std::
   if (llvm::Triple(t.triple).isX86() && subtarget)
     t.vector_bits = subtarget->checkFeatures("+avx512f") ? 512 : subtarget->checkFeatures("+avx") ? 256 : 128;
   *target = t;
-  return Status::ok();
+  return Status::success();
 }
 
 std::string architecture_name(const std::string& triple) {
@@ -141,7 +141,7 @@ Status emit_code(llvm::TargetMachine& tm, llvm::Module& module, std::vector<char
     return Status::error(std::string("the target machine cannot emit ") + (assembly ? "assembly" : "objects"));
   codegen.run(module);
   code->assign(buffer.begin(), buffer.end());
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::compiler

@@ -178,7 +178,7 @@ Status read_tuning_db(const std::string& path, TuningDbFile* file) {
   struct stat seen;
   if (::stat(path.c_str(), &seen) != 0 && errno == ENOENT) {
     *file = TuningDbFile();  // none yet
-    return Status::ok();
+    return Status::success();
   }
   // Records choose the code that runs: only a regular file of this user's
   // is read (the rule of the kernel cache, support/file_trust.h).
@@ -209,7 +209,7 @@ Status read_tuning_db(const std::string& path, TuningDbFile* file) {
       read.records.push_back(r);
   }
   *file = std::move(read);
-  return Status::ok();
+  return Status::success();
 }
 
 Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>& records) {
@@ -229,7 +229,7 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
   // give 0664), which read_tuning_db would refuse.
   if (std::string failure = support::write_file_atomically(path, {text}, 0644); !failure.empty())
     return Status::error(path + ": cannot write it: " + failure);
-  return Status::ok();
+  return Status::success();
 }
 
 std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& old,

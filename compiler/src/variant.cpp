@@ -21,7 +21,7 @@ static_assert(kMaxGeneratedReadouts == mlir::gdr::kMaxReadouts);
 
 Status generated_kernels_take(const Tensors& t) {
   const CallShape shape = call_shape(t);
-  if (shape.readouts <= kMaxGeneratedReadouts) return Status::ok();
+  if (shape.readouts <= kMaxGeneratedReadouts) return Status::success();
   return Status::error("query_heads: the generated routes read a state head out with at most " +
                        std::to_string(kMaxGeneratedReadouts) + " query heads, got " +
                        std::to_string(shape.readouts) + " (query_heads=" + std::to_string(shape.query_heads) +

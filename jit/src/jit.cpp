@@ -53,7 +53,7 @@ Status resolve(const Options& options, compiler::Settings* settings) {
     else if (text == "0" || text == "1" || text == "2") settings->verbosity = text[0] - '0';
     else return Status::error("GDR_VERBOSE: expected 0, 1 or 2, got '" + text + "'");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 bool is_planned(Route route) {
@@ -74,7 +74,7 @@ Status install(const Options& options) {
   compiler::set_settings(settings);
   compiler::install_routes();
   compiler::install_chunked_routes();
-  return Status::ok();
+  return Status::success();
 }
 
 std::string Plan::str() const {
@@ -101,7 +101,7 @@ Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
     p.route = options.route;
   }
   *out = p;
-  return Status::ok();
+  return Status::success();
 }
 
 Status warm_up(const Tensors& t, const gdr::Options& options) {
@@ -111,7 +111,7 @@ Status warm_up(const Tensors& t, const gdr::Options& options) {
     if (Status s = compiler::generated_kernels_take(t); !s) return s;
     return compiler::compile_chunked(autoschedule_spec(t)).status;
   }
-  return Status::ok();
+  return Status::success();
 }
 
 CacheStats cache_stats() {

@@ -116,7 +116,7 @@ gdr::Tensors bound(const Call& c, gdr::Tensors t) {
 // caller's (ValueError), any other the kernel's (RuntimeError). One
 // validation per call, not two: a decode call is ~100 us.
 void run_without_gil(const gdr::Tensors& t, const gdr::Options& options) {
-  gdr::Status status = gdr::Status::ok();
+  gdr::Status status = gdr::Status::success();
   {
     py::gil_scoped_release unlocked;
     status = gdr::run(t, options);

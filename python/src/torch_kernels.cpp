@@ -127,7 +127,7 @@ gdr::ShapedCall shaped(const Call& in, const at::Tensor* out, const at::Tensor* 
   if (final_state) shapes.final_state = shape_of(*final_state);
   gdr::ShapedCall call;
   const gdr::Status s = gdr::python::shape_torch_op_call(shapes, &call);
-  TORCH_CHECK_VALUE(s.is_ok(), s.message());
+  TORCH_CHECK_VALUE(s.ok(), s.message());
   call.tensors.cu_seqlens = cu_seqlens;
   call.tensors.initial_state_indices = initial_indices;
   call.tensors.final_state_indices = final_indices;
@@ -150,8 +150,8 @@ void run(const Call& in, gdr::Tensors t, const at::Tensor& out, const at::Tensor
   // failure validate() also finds is the caller's (ValueError), any other
   // the kernel's. One validation per call: a decode call is ~100 us.
   const gdr::Status ran = run_entry(t, options);
-  if (ran.is_ok()) return;
-  TORCH_CHECK_VALUE(gdr::validate(t).is_ok(), ran.message());
+  if (ran.ok()) return;
+  TORCH_CHECK_VALUE(gdr::validate(t).ok(), ran.message());
   TORCH_CHECK(false, "gdr: ", ran.message());
 }
 

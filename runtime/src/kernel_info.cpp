@@ -30,7 +30,7 @@ Status read_kernel_info(const std::string& name, const int64_t* table, KernelInf
                          ", readouts=" + std::to_string(read.readouts) +
                          ", token_steps=" + std::to_string(token_steps) + ")");
   *info = read;
-  return Status::ok();
+  return Status::success();
 }
 
 Kernel kernel_from_info(const std::string& name, gdr_kernel_fn fn, const KernelInfo& info) {

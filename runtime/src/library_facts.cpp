@@ -150,7 +150,7 @@ Status parse_library_facts(const std::string& path, const std::vector<char>& fil
     }
   }
   *facts = read;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr

@@ -85,7 +85,7 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   *kernel = kernel_from_info(symbol, fn, facts);
   // A chunked library's bridge keeps its Halide errors' messages.
   kernel->error_message = reinterpret_cast<const char* (*)()>(dlsym(library, "gdr_halide_chunked_error"));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr

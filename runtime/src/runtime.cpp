@@ -173,7 +173,7 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
   if (int32_t code = failure.load(); code != 0)
     return Status::error("kernel " + kernel.name + " failed with code " + std::to_string(code) +
                          (message.empty() ? "" : ": " + message));
-  return Status::ok();
+  return Status::success();
 }
 
 Status run(const Tensors& t, const Options& options) {

@@ -73,7 +73,7 @@ Status check_indices(const char* name, const Indices& indices, int64_t sequences
     if (indices[i] < lowest || indices[i] >= slots)
       return Status::error(std::string(name) + "[" + str(i) + "] = " + str(indices[i]) +
                            " is out of range [" + str(lowest) + ", " + str(slots) + ")");
-  return Status::ok();
+  return Status::success();
 }
 
 int64_t slot(const Indices& indices, int64_t sequence) {
@@ -167,7 +167,7 @@ Status validate_sizes(const Tensors& t) {
       elements({std::max(s.initial_slots, s.final_slots), t.H, t.K, t.V}) < 0)
     return Status::error("sizes overflow: the tensors' byte counts do not fit in 64 bits (" +
                          dims(t) + ")");
-  return Status::ok();
+  return Status::success();
 }
 
 Status validate(const Tensors& t) {
@@ -263,7 +263,7 @@ Status validate(const Tensors& t) {
     }
   }
   if (overlap(out, final_state)) return Status::error("out overlaps final_state");
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr

@@ -58,7 +58,7 @@ Status create_private_folders(const std::string& dir) {
     if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST)
       return Status::error("cannot create " + at + ": " + std::strerror(errno));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::support

@@ -36,7 +36,7 @@ Status RegularFile::open(const std::string& path, RegularFile* file, Links links
     return Status::error("is " + file_kind(opened.info_.st_mode) + ", not a regular file");
   // Regular files never block; reads then behave as without O_NONBLOCK.
   *file = std::move(opened);
-  return Status::ok();
+  return Status::success();
 }
 
 RegularFile::RegularFile(RegularFile&& other) noexcept
@@ -65,7 +65,7 @@ Status RegularFile::read_exactly(void* data, size_t n) {
     at += got;
     n -= static_cast<size_t>(got);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status RegularFile::read_all(uint64_t max_bytes, std::string* bytes) {

@@ -170,7 +170,7 @@ Status StagedOutputs::add(const std::string& what, const std::string& path, size
   ::close(fd);
   if (index) *index = outputs_.size();
   outputs_.push_back(std::move(output));
-  return Status::ok();
+  return Status::success();
 }
 
 Status StagedOutputs::write(size_t i, const std::vector<std::string_view>& parts) {
@@ -182,7 +182,7 @@ Status StagedOutputs::write(size_t i, const std::vector<std::string_view>& parts
     if (failure.empty()) failure = write_all(fd, part);
   if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
   if (!failure.empty()) return Status::error(o.what + ": write failed: " + failure);
-  return Status::ok();
+  return Status::success();
 }
 
 Status StagedOutputs::commit() {
@@ -209,7 +209,7 @@ Status StagedOutputs::commit() {
     if (!b.empty()) std::remove(b.c_str());
   forget_temporaries();  // renamed: they are the outputs now
   committed_ = true;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::support

@@ -95,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t n) {
   for (const gdr::bench::Shape& shape : shapes) {
     check(in_range({shape.B, shape.K, shape.V}, 1, kMaxSize));
     check(!shape.H.empty() && in_range(shape.H, 1, kMaxSize) && !shape.T.empty() && in_range(shape.T, 0, INT64_MAX));
-    check(gdr::tools::check_form(shape.form, shape.H, shape.B).is_ok());
+    check(gdr::tools::check_form(shape.form, shape.H, shape.B).ok());
     if (!shape.form.seqlens.empty()) {
       int64_t sum = 0;
       for (int64_t length : shape.form.seqlens) sum += length;

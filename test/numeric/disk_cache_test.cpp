@@ -298,11 +298,11 @@ TEST_F(DiskCacheTest, APayloadItsUserRefusesIsRejectedAndRebuilt) {
   std::vector<std::vector<char>> offered;
   auto build = [](std::vector<char>* p) {
     *p = {'n', 'e', 'w'};
-    return Status::ok();
+    return Status::success();
   };
   auto use = [&](const std::vector<char>& p) {
     offered.push_back(p);
-    return p == std::vector<char>{'o', 'l', 'd'} ? Status::error("stale") : Status::ok();
+    return p == std::vector<char>{'o', 'l', 'd'} ? Status::error("stale") : Status::success();
   };
   testing::internal::CaptureStderr();
   ASSERT_TRUE(cache.load_or_build("k", build, use));
@@ -425,7 +425,7 @@ TEST_F(DiskCacheTest, ARejectedEntryReplacedMeanwhileIsKept) {
   const DiskCache cache(dir_);
   cache.store("k", {'o', 'l', 'd'});
   auto use = [&](const std::vector<char>& p) {
-    if (p != std::vector<char>{'o', 'l', 'd'}) return Status::ok();
+    if (p != std::vector<char>{'o', 'l', 'd'}) return Status::success();
     cache.store("k", {'n', 'e', 'w'});  // as the other process would
     return Status::error("stale");
   };

@@ -117,7 +117,7 @@ file(WRITE ${WORK_DIR}/plugin.cpp [=[
 #include <gdr/runtime.h>
 extern "C" int gdr_plugin_check() {
   gdr::Kernel kernel;
-  return gdr::run(gdr::Tensors{}).is_ok() + gdr::load_kernel("none.so", "f", &kernel).is_ok();
+  return gdr::run(gdr::Tensors{}).ok() + gdr::load_kernel("none.so", "f", &kernel).ok();
 }
 ]=])
 gdr_step("link the runtime into a shared library" COMMAND ${CXX} -std=c++17 -shared -fPIC ${LINKER_FLAGS}

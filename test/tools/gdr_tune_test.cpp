@@ -71,7 +71,7 @@ Candidate wrong_candidate() {
   c.run = [](const Tensors& t, const Options&) {
     std::fill(t.out, t.out + t.B * t.H * t.T * t.V, 0.f);
     std::fill(t.final_state, t.final_state + t.B * t.H * t.K * t.V, 0.f);
-    return Status::ok();
+    return Status::success();
   };
   return c;
 }
@@ -398,7 +398,7 @@ Candidate spinning(Route route, const std::string& schedule, double fixed_us, do
                        std::chrono::duration<double, std::micro>(fixed_us + per_token_us * double(t.T));
     while (std::chrono::steady_clock::now() < until) {
     }
-    return Status::ok();
+    return Status::success();
   };
   return c;
 }

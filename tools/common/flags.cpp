@@ -40,18 +40,18 @@ Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, F
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") {
       flags->help_ = true;
-      return Status::ok();
+      return Status::success();
     }
     if (flag == "--version") {
       flags->version_ = true;
-      return Status::ok();
+      return Status::success();
     }
     if (!known.count(flag)) return Status::error("unknown argument " + flag + " (see --help)");
     if (i + 1 >= argc) return Status::error(flag + " needs a value");
     if (flags->has(flag)) return Status::error(flag + " given twice");
     flags->values_[flag] = argv[++i];
   }
-  return Status::ok();
+  return Status::success();
 }
 
 std::string Flags::get(const std::string& name, const std::string& fallback) const {
@@ -60,17 +60,17 @@ std::string Flags::get(const std::string& name, const std::string& fallback) con
 }
 
 Status Flags::integer(const std::string& name, int64_t min, int64_t max, int64_t* out) const {
-  if (!has(name)) return Status::ok();
+  if (!has(name)) return Status::success();
   int64_t v = 0;
   if (!parse_integer(get(name), &v) || v < min || v > max)
     return Status::error(name + ": expected an integer in " + range(min, max) + ", got '" +
                          get(name) + "'");
   *out = v;
-  return Status::ok();
+  return Status::success();
 }
 
 Status Flags::positive_number(const std::string& name, double max, double* out) const {
-  if (!has(name)) return Status::ok();
+  if (!has(name)) return Status::success();
   const std::string text = get(name);
   char* end = nullptr;
   errno = 0;
@@ -83,7 +83,7 @@ Status Flags::positive_number(const std::string& name, double max, double* out) 
     return Status::error(name + ": expected a number > 0 and <= " + limit + ", got '" + text + "'");
   }
   *out = v;
-  return Status::ok();
+  return Status::success();
 }
 
 bool parse_integer_list(const std::string& text, char separator, int64_t min, int64_t max,
@@ -100,14 +100,14 @@ bool parse_integer_list(const std::string& text, char separator, int64_t min, in
 
 Status Flags::integers(const std::string& name, int64_t min, int64_t max,
                        std::vector<int64_t>* out) const {
-  if (!has(name)) return Status::ok();
+  if (!has(name)) return Status::success();
   std::vector<int64_t> values;
   if (!parse_integer_list(get(name), ',', min, max, &values))
     return Status::error(name + ": expected comma-separated integers in " + range(min, max) + ", got '" +
                          get(name) + "'");
   if (values.empty()) return Status::error(name + ": empty list");
   *out = values;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::tools

@@ -14,12 +14,12 @@ Status parse_decay(const std::string& name, const std::string& text, DecayKind* 
   if (text == "scalar") *decay = DecayKind::Scalar;
   else if (text == "channel") *decay = DecayKind::Channel;
   else return Status::error(name + ": expected scalar or channel, got '" + text + "'");
-  return Status::ok();
+  return Status::success();
 }
 
 Status parse_layout(const std::string& name, const std::string& text, Layout* layout) {
   if (!gdr::parse_layout(text, layout)) return Status::error(name + ": expected bhtd or bthd, got '" + text + "'");
-  return Status::ok();
+  return Status::success();
 }
 
 Status parse_form(const Flags& flags, Form* form) {
@@ -37,7 +37,7 @@ Status parse_form(const Flags& flags, Form* form) {
     if (Status s = parse_layout("--layout", flags.get("--layout"), &form->layout); !s) return s;
   if (flags.has("--seqlens") && flags.has("--T"))
     return Status::error("--seqlens: T is their sum; give --seqlens or --T, not both");
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_form(const Form& form, const std::vector<int64_t>& Hs, int64_t B) {
@@ -51,7 +51,7 @@ Status check_form(const Form& form, const std::vector<int64_t>& Hs, int64_t B) {
   }
   if (!form.seqlens.empty() && B != 1)
     return Status::error("--seqlens: a variable-length batch has B = 1, got --B " + std::to_string(B));
-  return Status::ok();
+  return Status::success();
 }
 
 test::ProblemForm problem_form(const Form& form, int64_t H) {

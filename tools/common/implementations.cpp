@@ -12,7 +12,7 @@ Status install_all_routes() {
 #ifdef GDR_HAVE_COMPILER
   return jit::install();
 #else
-  return Status::ok();
+  return Status::success();
 #endif
 }
 

@@ -52,7 +52,7 @@ class HeaderParser {
     }
     skip_space();
     if (at_ != text_.size()) return error("has text after the dict");
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -85,7 +85,7 @@ class HeaderParser {
       return error("has a string that is not closed or has an escape");
     *out = text_.substr(at_ + 1, end - at_ - 1);
     at_ = end + 1;
-    return Status::ok();
+    return Status::success();
   }
   // A Python integer literal as ast.literal_eval reads one: decimal digits
   // with single underscores between them, no leading zeros unless all zeros.
@@ -106,12 +106,12 @@ class HeaderParser {
     if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of("0_") != std::string::npos)
       return error("shape entry " + digits + " has a leading zero");
     *out = v;
-    return Status::ok();
+    return Status::success();
   }
   Status int_tuple(std::vector<int64_t>* out) {
     take('(');
     out->clear();
-    if (take(')')) return Status::ok();
+    if (take(')')) return Status::success();
     for (;;) {
       int64_t v = 0;
       if (Status s = integer(&v); !s) return s;
@@ -120,7 +120,7 @@ class HeaderParser {
       if (take(')')) {
         // "(3)" is the integer 3, not a tuple.
         if (out->size() == 1 && !comma) return error("shape (" + std::to_string(v) + ") is not a tuple");
-        return Status::ok();
+        return Status::success();
       }
       if (!comma) return error("shape is malformed");
     }
@@ -144,7 +144,7 @@ Status parse_header(const std::string& header, std::vector<int64_t>* shape, std:
     return Status::error("header has keys besides 'descr', 'fortran_order' and 'shape'");
   if (bools["fortran_order"]) return Status::error("array is in Fortran order; only C order is supported");
   *descr = strings["descr"];
-  return Status::ok();
+  return Status::success();
 }
 
 // The float32 arrays' header.
@@ -153,7 +153,7 @@ Status parse_header(const std::string& header, std::vector<int64_t>* shape) {
   if (Status s = parse_header(header, shape, &descr); !s) return s;
   if (descr != "<f4")
     return Status::error("dtype must be float32 little-endian ('<f4'), got '" + descr + "'");
-  return Status::ok();
+  return Status::success();
 }
 
 // Where the header starts and how long it is, from the first bytes
@@ -175,7 +175,7 @@ Status parse_preamble(const std::string& first, size_t* header_at, uint32_t* hea
   }
   if (*header_len > kMaxHeader)
     return Status::error("header of " + std::to_string(*header_len) + " bytes is too large");
-  return Status::ok();
+  return Status::success();
 }
 
 // The element count of `shape`, checked against the data bytes the file has.
@@ -190,7 +190,7 @@ Status check_data(const std::vector<int64_t>& shape, uint64_t data_bytes, int64_
     return Status::error("data is " + std::to_string(data_bytes) + " bytes but shape " +
                          shape_string(shape) + " needs " + std::to_string(want) +
                          (data_bytes < want ? " (truncated)" : " (trailing bytes)"));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -208,7 +208,7 @@ Status parse(const std::string& bytes, Array* array) {
   array->shape = shape;
   array->data.resize(count);
   if (count) std::memcpy(array->data.data(), bytes.data() + data_at, count * sizeof(float));
-  return Status::ok();
+  return Status::success();
 }
 
 namespace {
@@ -235,7 +235,7 @@ Status read_header(const std::string& path, support::RegularFile* file, std::vec
   if (Status s = file->read_exactly(header.data(), header.size()); !s) return s;
   if (Status s = parse_header(header, shape, descr); !s) return s;
   *data_bytes = file->size() - header_at - header_len;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -254,7 +254,7 @@ Status read(const std::string& path, Array* array) {
   Array read{shape, std::vector<float>(count)};
   if (Status s = file.read_exactly(read.data.data(), count * sizeof(float)); !s) return s;
   *array = std::move(read);
-  return Status::ok();
+  return Status::success();
 }
 
 Indices IntArray::indices() const {
@@ -286,7 +286,7 @@ Status read(const std::string& path, IntArray* array) {
     if (Status s = file.read_exactly(read.data64.data(), count * 8); !s) return s;
   }
   *array = std::move(read);
-  return Status::ok();
+  return Status::success();
 }
 
 std::string header_bytes(const std::vector<int64_t>& shape, const char* descr) {

@@ -21,13 +21,13 @@ Status parse_form_key(const std::string& key, const std::string& value, tools::F
   if (key == "in_place") {
     if (value != "0" && value != "1") return Status::error("in_place: expected 0 or 1, got '" + value + "'");
     form->in_place = value == "1";
-    return Status::ok();
+    return Status::success();
   }
   if (!tools::parse_integer_list(value, '/', 0, kMaxSize, &form->seqlens))  // seqlens
     return Status::error("seqlens: expected lengths in [0, " + std::to_string(kMaxSize) +
                          "] separated by '/', got '" + value + "'");
   if (form->seqlens.empty()) return Status::error("seqlens: expected lengths separated by '/', got '" + value + "'");
-  return Status::ok();
+  return Status::success();
 }
 
 Status parse_shape(const std::string& text, Shape* shape) {
@@ -62,7 +62,7 @@ Status parse_shape(const std::string& text, Shape* shape) {
   if (seen.count("T") && !shape->form.seqlens.empty()) return bad("T: with seqlens T is their sum");
   if (!shape->form.seqlens.empty()) shape->T = {shape->form.T(0)};
   if (Status s = tools::check_form(shape->form, shape->H, shape->B); !s) return bad(s.message());
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ Status parse_shapes(const std::string& text, const Shape& base, std::vector<Shap
   }
   if (out.empty()) return Status::error("--shapes: expected shapes such as 'K=256,V=256,H=16;K=64,V=64,H=32'");
   *shapes = std::move(out);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace gdr::bench

@@ -124,7 +124,7 @@ gdr::Status emit_of(const gdr::tools::Flags& flags, std::string* emit) {
   if (*emit == "object") *emit = "obj";
   if (*emit != "obj" && *emit != "mlir" && *emit != "llvm" && *emit != "asm")
     return gdr::Status::error("--emit: expected mlir, llvm, asm or obj, got '" + *emit + "'");
-  return gdr::Status::ok();
+  return gdr::Status::success();
 }
 
 // The header of the kernel whose object was staged at `object_path`, from
@@ -144,7 +144,7 @@ gdr::Status kernel_header_of(const std::string& object_path, const std::string& 
   h.cpu_features = gdr::compiler::required_cpu_features(target);
   if (gdr::Status s = gdr::compiler::object_kernel_info(object, name, &h.info); !s) return s;
   *header = gdr::compiler::kernel_header(h);
-  return gdr::Status::ok();
+  return gdr::Status::success();
 }
 
 // --shared 1 and --archive 1: which libraries to link beside the object.
@@ -169,7 +169,7 @@ gdr::Status libraries_of(const gdr::tools::Flags& flags, const std::string& emit
   if (archive && emit != "obj") return gdr::Status::error("--archive: needs --emit obj");
   if (!chunked || (!shared && !archive)) {
     if (flags.has("--halide-abi")) return gdr::Status::error("--halide-abi: only for a chunked --shared or --archive");
-    return gdr::Status::ok();
+    return gdr::Status::success();
   }
   const std::string arch = gdr::compiler::architecture_name(target.triple);
   std::string path = flags.get("--halide-abi");
@@ -186,7 +186,7 @@ gdr::Status libraries_of(const gdr::tools::Flags& flags, const std::string& emit
   if (found != arch)
     return gdr::Status::error("--halide-abi " + path + ": built for " + found + ", the target is " + arch);
   libraries->halide_abi = path;
-  return gdr::Status::ok();
+  return gdr::Status::success();
 }
 
 // Stages PREFIX.so and PREFIX.a as asked.
@@ -195,7 +195,7 @@ gdr::Status stage_libraries(gdr::support::StagedOutputs& outputs, const std::str
     if (gdr::Status s = add_output(outputs, prefix, ".so", &libraries->so); !s) return s;
   if (libraries->archive)
     if (gdr::Status s = add_output(outputs, prefix, ".a", &libraries->a); !s) return s;
-  return gdr::Status::ok();
+  return gdr::Status::success();
 }
 
 // Links the staged object (output 0) into the libraries asked for: a shared
@@ -205,7 +205,7 @@ gdr::Status stage_libraries(gdr::support::StagedOutputs& outputs, const std::str
 // .so its own copy: -Bsymbolic binds the library to it).
 gdr::Status link_libraries(gdr::support::StagedOutputs& outputs, const std::string& prefix, const std::string& name,
                            const gdr::compiler::Target& target, bool chunked, const Libraries& libraries) {
-  if (!libraries.shared && !libraries.archive) return gdr::Status::ok();
+  if (!libraries.shared && !libraries.archive) return gdr::Status::success();
   const std::string& object = outputs.temporary(0);
   std::unique_ptr<gdr::compiler::ScratchFile> runtime;
   if (chunked) {
@@ -229,7 +229,7 @@ gdr::Status link_libraries(gdr::support::StagedOutputs& outputs, const std::stri
     if (gdr::Status s = gdr::compiler::write_static_library(members, outputs.temporary(libraries.a)); !s)
       return gdr::Status::error("--archive: " + s.message());
   }
-  return gdr::Status::ok();
+  return gdr::Status::success();
 }
 
 int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::KernelSpec& spec) {
@@ -373,7 +373,7 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, const gdr::compi
     if (s) *path = outputs.temporary(index);
     return s;
   };
-  gdr::Status staged = gdr::Status::ok();
+  gdr::Status staged = gdr::Status::success();
   if (emit == "obj") {
     staged = stage(".o", &files.object);
     std::string header;  // written from the object's table, index 1

@@ -145,7 +145,7 @@ gdr::Status read_existing_db(const std::string& path, std::vector<gdr::compiler:
                               std::to_string(file.bad_lines.size() - 1) + " more bad lines)" : "") +
                               "; not overwritten, which would drop those lines (fix or remove them)");
   *records = std::move(file.records);
-  return gdr::Status::ok();
+  return gdr::Status::success();
 }
 
 gdr::Status readable_db(const std::string& path) {

@@ -6,13 +6,15 @@
 
 namespace gdr {
 
+// Test one as a bool (`if (!s)`) or with s.ok(), as absl's and RocksDB's
+// statuses read.
 class Status {
  public:
-  static Status ok() { return Status(); }
+  static Status success() { return Status(); }
   static Status error(std::string message) { return Status(std::move(message)); }
 
-  bool is_ok() const { return !failed_; }
-  explicit operator bool() const { return is_ok(); }
+  bool ok() const { return !failed_; }
+  explicit operator bool() const { return ok(); }
   const std::string& message() const { return message_; }
 
  private:

@@ -32,7 +32,7 @@ class ScratchFile {
 
  private:
   std::string path_;
-  Status status_ = Status::ok();
+  Status status_ = Status::success();
 };
 
 }  // namespace gdr::compiler

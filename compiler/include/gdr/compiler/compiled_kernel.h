@@ -6,7 +6,7 @@
 namespace gdr::compiler {
 
 struct CompiledKernel {
-  Status status = Status::ok();
+  Status status = Status::success();
   Kernel kernel;  // valid when status is ok
 };
 
