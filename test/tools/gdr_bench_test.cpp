@@ -1,7 +1,8 @@
 // gdr-bench's flags: a duration must be a finite positive number (--seconds
 // inf used to run forever), said in one line before any measurement; the
 // call's form flags are printed, written to every JSON record and counted in
-// the flops; recurrent@ and chunked@ name the schedule an implementation runs.
+// the flops; recurrent@ and chunked@ name the schedule an implementation runs,
+// library:FILE:SYMBOL a kernel library it loads.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -378,6 +379,46 @@ TEST(GdrBenchTest, BadSchedulesAreOneLine) {
     EXPECT_EQ(bench(dir, std::string("--impl ") + impl + " --H 2 --T 1", &out, &err), 2) << impl;
     EXPECT_EQ(err, message) << impl;
     EXPECT_EQ(out.find("machine peak"), std::string::npos) << out;
+  }
+}
+
+// library:FILE:SYMBOL runs a kernel gdr-compile wrote, beside the routes
+// and checked against the first implementation (a kernel of another schedule
+// computes the same op); a spelling without a symbol is a usage error, a
+// library that does not load or a call it refuses one line and exit 1.
+TEST(GdrBenchTest, LibraryKernelsRunBesideTheRoutes) {
+  const TempDir dir("gdr-bench-test");
+  const std::string compile = std::string("timeout 300 ") + GDR_COMPILE_PATH +
+                              " --route recurrent --K 16 --V 16 --schedule w4-vt8-u1 --shared 1 --name lib16 --out " +
+                              dir.path("lib16") + " > /dev/null";
+  ASSERT_EQ(std::system(compile.c_str()), 0);
+  const std::string library = "library:" + dir.path("lib16.so") + ":lib16";
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl recurrent," + library + "+streaming --K 16 --V 16 --H 3 --T 0,1,40 --threads 1,2 "
+                       "--seconds 0.01", &out, &err), 0) << err;
+  for (const char* T : {"     0", "     1", "    40"})
+    EXPECT_NE(out.find(library + "+streaming   1    3" + T), std::string::npos) << T << "\n" << out;
+  EXPECT_NE(out.find("; " + library + "+streaming: kernel lib16\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("floor: " + library + "+streaming "), std::string::npos) << out;
+  EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
+
+  const std::pair<std::string, std::string> usage[] = {
+      {"library:" + dir.path("lib16.so"), "expected library:FILE:SYMBOL"},
+      {"library::lib16", "expected library:FILE:SYMBOL"},
+  };
+  for (const auto& [impl, why] : usage) {
+    EXPECT_EQ(bench(dir, "--impl " + impl + " --K 16 --V 16 --H 2 --T 1", &out, &err), 2) << impl;
+    EXPECT_EQ(err, "gdr-bench: --impl " + impl + ": " + why + "\n") << impl;
+  }
+  const std::pair<std::string, std::string> failing[] = {
+      {"library:" + dir.path("lib16.so") + ":lib32 --K 16 --V 16",
+       "gdr-bench: --impl library:" + dir.path("lib16.so") + ":lib32: " + dir.path("lib16.so") + ": no kernel 'lib32'\n"},
+      {library + " --K 32 --V 32",
+       "gdr-bench: " + library + ": kernel lib16 was built for K=16, V=16 but the tensors have K=32, V=32\n"},
+  };
+  for (const auto& [args, message] : failing) {
+    EXPECT_EQ(bench(dir, "--impl " + args + " --H 2 --T 1 --seconds 0.01", &out, &err), 1) << args;
+    EXPECT_EQ(err, message) << args;
   }
 }
 #endif

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <set>
 #include <string>
@@ -27,6 +28,7 @@
 #include "../common/peak.h"
 #include "../common/version.h"
 #include "shapes.h"
+#include "gdr/loader.h"
 #include "gdr/runtime.h"
 #include "gdr/thread_pool.h"
 #include "gdr/support/staged_outputs.h"
@@ -85,7 +87,9 @@ const char kUsage[] =
     "                 recurrent@<schedule> (e.g. recurrent@w16-vt64-u1-p2) the recurrent one;\n"
     "                 a suffix +cached or +streaming (e.g. auto+streaming) sets how final\n"
     "                 states are written (Options::final_state_stores; default: the runtime's),\n"
-    "                 +out-cached or +out-streaming how out is (Options::out_stores)\n"
+    "                 +out-cached or +out-streaming how out is (Options::out_stores);\n"
+    "                 library:FILE:SYMBOL the kernel SYMBOL of a gdr-compile --shared 1 library\n"
+    "                 (gdr::load_kernel, gdr::execute): another build's kernel beside this one's\n"
     "       gdr-bench --version\n";
 
 [[noreturn]] void exit_with(int code, const std::string& message) {
@@ -187,6 +191,11 @@ int main(int argc, char** argv) {
 #endif
   std::vector<gdr::StateStores> stores(config.impls.size(), gdr::StateStores::Automatic);
   std::vector<gdr::StateStores> out_stores(config.impls.size(), gdr::StateStores::Automatic);
+  // "library:FILE:SYMBOL": a kernel from a shared object, run by
+  // gdr::execute (its routes entry is unused): an experimental build's
+  // kernel against this build's, alternated in one process and checked
+  // against the first implementation.
+  std::vector<std::unique_ptr<gdr::Kernel>> libraries(config.impls.size());
   for (size_t i = 0; i < config.impls.size(); ++i) {
     std::string name = config.impls[i];
     for (size_t plus; (plus = name.rfind('+')) != std::string::npos; name = name.substr(0, plus)) {
@@ -194,6 +203,19 @@ int main(int argc, char** argv) {
       const bool out = suffix.rfind("out-", 0) == 0;
       if (!gdr::parse_state_stores(out ? suffix.substr(4) : suffix, out ? &out_stores[i] : &stores[i]))
         die("--impl " + config.impls[i] + ": a suffix must be +cached, +streaming, +out-cached or +out-streaming");
+    }
+    if (name.rfind("library:", 0) == 0) {
+      const std::string file_and_symbol = name.substr(8);
+      const size_t colon = file_and_symbol.rfind(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == file_and_symbol.size())
+        die("--impl " + config.impls[i] + ": expected library:FILE:SYMBOL");
+      libraries[i] = std::make_unique<gdr::Kernel>();
+      if (gdr::Status s = gdr::load_kernel(file_and_symbol.substr(0, colon), file_and_symbol.substr(colon + 1),
+                                           libraries[i].get());
+          !s)
+        fail("--impl " + config.impls[i] + ": " + s.message());
+      routes.push_back(gdr::Route::Reference);
+      continue;
     }
     const size_t at = name.find('@');
     const std::string schedule = at == std::string::npos ? "" : name.substr(at + 1);
@@ -306,7 +328,7 @@ int main(int argc, char** argv) {
     select_variant(i);
     o.threads = c.threads;
     auto start = Clock::now();
-    gdr::Status s = gdr::run(t, o);
+    gdr::Status s = libraries[i] ? gdr::execute(*libraries[i], t, o) : gdr::run(t, o);
     double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
     if (!s) failure = config.impls[i] + ": " + s.message();
     return ns;
@@ -321,7 +343,7 @@ int main(int argc, char** argv) {
     std::vector<double> impl_median(n_impl);
     for (size_t i = 0; i < n_impl; ++i) {
       impl_median[i] = gdr::tools::median(times[i]);
-      medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
+      if (!libraries[i]) medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
     }
     for (size_t i = 0; i < n_impl; ++i) {
       Record r{config.impls[i], shape.B, H, T, shape.K, shape.V, threads,
@@ -341,7 +363,9 @@ int main(int argc, char** argv) {
     std::string planned;
     for (size_t i = 0; i < n_impl; ++i) {
       std::string ran;
-      if (!variants[i].empty())
+      if (libraries[i])
+        ran = "kernel " + libraries[i]->name;
+      else if (!variants[i].empty())
         ran = std::string(gdr::route_name(routes[i])) + " " + variants[i] + " (given)";
       else if (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
                routes[i] == gdr::Route::Chunked)
