@@ -1167,9 +1167,11 @@ class RecurrentEmitter {
           Value after = add(tile.col, c(n * W_));
           ahead = nextTile(tile.block.source, after);
         }
-        auto row = [&](Value k, ValueRange sums) {
+        return sweepRows(tile.block.rowsPerStep, zeros(results), [&](Value k, ValueRange sums) {
           SmallVector<Value> f = rowFactors(k, /*isFull=*/true);
           SmallVector<Value> gated = following ? following->gated(k) : SmallVector<Value>{};
+          if (streamed && following) prefetchReadAhead(following->tile, ahead, k, n);
+          else if (streamed) prefetchRow(ahead, k, n);
           SmallVector<Value> out(sums.begin(), sums.end());
           for (int64_t x = 0; x < n; ++x) {
             Value s = load(source.mem, source.at(k, x), mask);
@@ -1181,12 +1183,6 @@ class RecurrentEmitter {
             accumulate(next, gated, x, n, out);
           }
           return out;
-        };
-        if (streamed && following)
-          return sweepReadingAhead(tile.block.rowsPerStep, following->tile, ahead, n, results, row);
-        return sweepRows(tile.block.rowsPerStep, zeros(results), [&](Value k, ValueRange sums) {
-          if (streamed) prefetchRow(ahead, k, n);
-          return row(k, sums);
         });
       });
     }
@@ -1246,29 +1242,19 @@ class RecurrentEmitter {
   // K = V = 256, H = 16, 1 thread 0.583 / 0.612 / 0.700 -> 0.544 / 0.574 /
   // 0.663, 2 threads 0.299 / 0.306 / 0.358 -> 0.282 / 0.281 / 0.341;
   // K = V = 64 within 1%; T = 0 the same.
-  //
-  // Two loops, rows before K - readAhead() prefetching rows of `reading`,
-  // the others rows of `after`, rather than one choosing per row: 1-3%
-  // faster on AVX2 (AOT kernels alternated in one process, 2026-12-07, Zen
-  // 3, medians of T = 1 over 500-2000 calls, states in cache, before ->
-  // after: K = V = 256, H = 16, 1 thread 0.232 / 0.225 -> 0.227 / 0.220 ms,
-  // 2 threads 0.119 / 0.110 -> 0.117 / 0.107; K = V = 128, H = 32, B = 16 1
-  // thread 3.82 / 3.64 -> 3.76 / 3.57; K = V = 128, H = 16 within the
-  // noise).
   int64_t readAhead() const { return std::min<int64_t>(32, K_); }
-  SmallVector<Value> sweepReadingAhead(int64_t rowsPerStep, const Place& reading, const NextTile& after, int64_t n,
-                                       int64_t results, Body row) {
-    const int64_t split = K_ - readAhead();
-    SmallVector<Value> sums = rowRange(Value(), 0, split, rowsPerStep, zeros(results), [&](Value k, ValueRange acc) {
-      Value ahead = add(k, c(readAhead()));
-      for (int64_t j = 0; j < n * W_; j += kLineFloats)
-        prefetch(reading.mem, reading.at(ahead, j / W_), /*write=*/false, kIntoL2);
-      return row(k, acc);
-    });
-    return rowRange(Value(), split, K_, rowsPerStep, sums, [&](Value k, ValueRange acc) {
-      prefetchRow(after, sub(k, c(split)), n);
-      return row(k, acc);
-    });
+  void prefetchReadAhead(const Place& reading, const NextTile& after, Value k, int64_t n) {
+    Value ahead = add(k, c(readAhead()));
+    Value inTile = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, ahead, c(K_));
+    Value past = sub(ahead, c(K_));
+    Value pastRow = add(mul(past, c(V_)), after.column);
+    Value mem = b_.create<SelectOp>(loc_, inTile, reading.mem, after.mem);
+    for (int64_t j = 0; j < n * W_; j += kLineFloats) {
+      Value here = reading.at(ahead, j / W_);
+      Value there = add(pastRow, c(j));
+      Value at = b_.create<SelectOp>(loc_, inTile, here, there);
+      prefetch(mem, at, /*write=*/false, kIntoL2);
+    }
   }
   // Prefetches row k of that tile (n vectors), one prefetch per 64-byte
   // line, into L2: AOT kernels as above, p10 ms into L1 -> L2, T = 8 / 16:

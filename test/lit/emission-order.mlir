@@ -354,19 +354,15 @@ gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = 
 // BODY-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[SOURCE]], %[[NEXT]] : memref<?xf32>
 // BODY-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // BODY-NEXT: %[[AHEAD_COL:.*]] = select %[[IN_TASK]], %[[AFTER]], %[[C0]] : index
-// At K = 2 every row is within the read-ahead of the tile's end: each
-// prefetches its row of the tile after.
-// BODY: scf.for %[[ROW:[^ ]*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args
-// BODY-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
-// BODY-NEXT: %[[K:.*]] = arith.addi %[[ROW]], %[[ZERO]] : index
-// BODY-NEXT: %[[SPLIT:.*]] = arith.constant 0 : index
-// BODY-NEXT: %[[PAST:.*]] = arith.subi %[[K]], %[[SPLIT]] : index
+// BODY: %[[IN_TILE:.*]] = arith.cmpi ult, %[[AHEAD_ROW:.*]], %c2{{.*}} : index
+// BODY-NEXT: %[[K:.*]] = arith.constant 2 : index
+// BODY-NEXT: %[[PAST:.*]] = arith.subi %[[AHEAD_ROW]], %[[K]] : index
 // BODY-NEXT: %[[V:.*]] = arith.constant 32 : index
 // BODY-NEXT: %[[PAST_ROW:.*]] = arith.muli %[[PAST]], %[[V]] : index
 // BODY-NEXT: %[[THERE:.*]] = arith.addi %[[PAST_ROW]], %[[AHEAD_COL]] : index
-// BODY-NEXT: %[[LINE:.*]] = arith.constant 0 : index
-// BODY-NEXT: %[[AT:.*]] = arith.addi %[[THERE]], %[[LINE]] : index
-// BODY-NEXT: memref.prefetch %[[AHEAD]][%[[AT]]], read, locality<2>, data : memref<?xf32>
+// BODY: %[[MEM:.*]] = select %[[IN_TILE]], %{{.*}}, %[[AHEAD]] : memref<?xf32>
+// BODY: %[[AT:.*]] = select %[[IN_TILE]], %{{.*}}, %{{.*}} : index
+// BODY-NEXT: memref.prefetch %[[MEM]][%[[AT]]], read, locality<2>, data : memref<?xf32>
 // BODY: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 
 // The entry point streams the final state if asked (field 25 is 1) and the

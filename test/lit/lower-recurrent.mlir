@@ -153,11 +153,10 @@
 // CHECK-NEXT: %[[AFTER:.*]] = arith.addi %[[COL]], %[[TWO_TILES]] : index
 // CHECK-NEXT: %[[IN_TASK:.*]] = arith.cmpi ult, %[[AFTER]], %[[V1]] : index
 // CHECK-NEXT: %[[AHEAD:.*]] = select %[[IN_TASK]], %[[SOURCE]], %[[NEXT]] : memref<?xf32>
-// K = 16 rows are all within the read-ahead (32 rows) of the tile's end:
-// each prefetches its row of the tile after, chosen once, before the loop.
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK-NOT: select
-// CHECK: memref.prefetch %[[AHEAD]][%{{.*}}]
+// CHECK: %[[PREFETCHED:.*]] = select %{{.*}}, %{{.*}}, %[[AHEAD]] : memref<?xf32>
+// CHECK: %[[AT:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: memref.prefetch %[[PREFETCHED]][%[[AT]]]
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 // CHECK: vector.fma {{.*}} : vector<16xf32>
 // CHECK: } else {
@@ -172,7 +171,6 @@
 // CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK-NEXT: %[[SECOND:.*]] = arith.constant 32 : index
 // CHECK: scf.for %[[ROW:.*]] = {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: memref.prefetch %[[NEXT]][%{{.*}}]
 // CHECK: %[[NEXT_DECAY:.*]] = memref.load %[[NEXT_DECAY_ROWS]][%[[ROW_AT:.*]]] : memref<?xf32>
 // CHECK-NEXT: %[[NEXT_K:.*]] = memref.load %[[NEXT_KEY]][%[[ROW_AT]]] : memref<?xf32>
 // CHECK-NEXT: %[[GATED_K:.*]] = arith.mulf %[[NEXT_DECAY]], %[[NEXT_K]] : f32
@@ -181,6 +179,9 @@
 // CHECK-NEXT: %[[AT_Q:.*]] = arith.addi %[[FIRST_READOUT]], %[[ROW_AT]] : index
 // CHECK-NEXT: %[[NEXT_Q:.*]] = memref.load %[[NEXT_QUERY]][%[[AT_Q]]] : memref<?xf32>
 // CHECK-NEXT: %[[GATED_Q:.*]] = arith.mulf %[[NEXT_DECAY]], %[[NEXT_Q]] : f32
+// CHECK: %[[THEIRS:.*]] = select %{{.*}}, %[[NEXT]], %[[NEXT]] : memref<?xf32>
+// CHECK: %[[AT:.*]] = select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: memref.prefetch %[[THEIRS]][%[[AT]]]
 // CHECK: vector.store %{{.*}}, %[[S1]][%{{.*}}] {gdr.nontemporal}
 // CHECK: vector.load %[[NEXT]][%{{.*}}] : memref<?xf32>, vector<16xf32>
 // CHECK: } else {
