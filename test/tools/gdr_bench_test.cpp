@@ -402,13 +402,33 @@ TEST(GdrBenchTest, LibraryKernelsRunBesideTheRoutes) {
   EXPECT_NE(out.find("floor: " + library + "+streaming "), std::string::npos) << out;
   EXPECT_EQ(out.find("WARNING"), std::string::npos) << out;
 
+  // A path may hold '+', '@' and ':' (the symbol follows the last ':');
+  // the JSON record names it whole.
+  const std::string odd_folder = dir.path("g++@x:y");
+  ASSERT_EQ(std::system(("mkdir -p '" + odd_folder + "' && cp " + dir.path("lib16.so") + " '" + odd_folder +
+                         "/'").c_str()),
+            0);
+  const std::string odd = "library:" + odd_folder + "/lib16.so:lib16";
+  ASSERT_EQ(bench(dir, "--impl '" + odd + "+out-cached' --K 16 --V 16 --H 2 --T 1 --threads 1 --seconds 0.01 --json " +
+                       dir.path("odd.json"), &out, &err),
+            0) << err;
+  EXPECT_EQ(check_json(dir,
+                       "import json, sys\n"
+                       "r = json.load(open(sys.argv[1]))\n"
+                       "assert [x['impl'] for x in r[1:]] == ['" + odd + "+out-cached'], r\n",
+                       dir.path("odd.json")),
+            0);
+
+  // Usage errors, the whole list checked before any library loads.
   const std::pair<std::string, std::string> usage[] = {
-      {"library:" + dir.path("lib16.so"), "expected library:FILE:SYMBOL"},
-      {"library::lib16", "expected library:FILE:SYMBOL"},
+      {"library:" + dir.path("lib16.so"), "--impl library:" + dir.path("lib16.so") + ": expected library:FILE:SYMBOL"},
+      {"library::lib16", "--impl library::lib16: expected library:FILE:SYMBOL"},
+      {"library:" + dir.path("lib16.so") + ":", "--impl library:" + dir.path("lib16.so") + ":: expected library:FILE:SYMBOL"},
+      {"library:" + dir.path("missing.so") + ":k,bogus", "--impl: unknown implementation 'bogus'"},
   };
-  for (const auto& [impl, why] : usage) {
+  for (const auto& [impl, message] : usage) {
     EXPECT_EQ(bench(dir, "--impl " + impl + " --K 16 --V 16 --H 2 --T 1", &out, &err), 2) << impl;
-    EXPECT_EQ(err, "gdr-bench: --impl " + impl + ": " + why + "\n") << impl;
+    EXPECT_EQ(err, "gdr-bench: " + message + "\n") << impl;
   }
   const std::pair<std::string, std::string> failing[] = {
       {"library:" + dir.path("lib16.so") + ":lib32 --K 16 --V 16",

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <memory>
+#include <optional>
 #include <sstream>
 #include <set>
 #include <string>
@@ -24,6 +24,7 @@
 #include "../common/flags.h"
 #include "../common/form.h"
 #include "../common/implementations.h"
+#include "../common/json_text.h"
 #include "../common/measure.h"
 #include "../common/peak.h"
 #include "../common/version.h"
@@ -153,14 +154,15 @@ double flops(const Record& r) { return gdr::tools::op_flops(r.B, r.H, r.T, r.K, 
 std::string json_record(const Record& r) {
   char buf[4096];
   std::snprintf(buf, sizeof buf,
-                "{\"impl\": \"%s\", \"B\": %lld, \"H\": %lld, \"T\": %lld, \"K\": %lld, \"V\": "
+                "\"B\": %lld, \"H\": %lld, \"T\": %lld, \"K\": %lld, \"V\": "
                 "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f, "
                 "\"peak_gflops\": %.3f, %s}",
-                r.impl.c_str(), (long long)r.B, (long long)r.H, (long long)r.T, (long long)r.K,
+                (long long)r.B, (long long)r.H, (long long)r.T, (long long)r.K,
                 (long long)r.V, r.threads, r.median_ns, r.reps,
                 r.median_ns > 0 ? flops(r) / r.median_ns : 0.0, r.peak_gflops,
                 gdr::tools::form_json(r.form, r.H).c_str());
-  return buf;
+  // The name may be a library's path: any length, any character.
+  return "{\"impl\": " + gdr::tools::json_string(r.impl) + ", " + buf;
 }
 
 }  // namespace
@@ -192,28 +194,34 @@ int main(int argc, char** argv) {
   std::vector<gdr::StateStores> stores(config.impls.size(), gdr::StateStores::Automatic);
   std::vector<gdr::StateStores> out_stores(config.impls.size(), gdr::StateStores::Automatic);
   // "library:FILE:SYMBOL": a kernel from a shared object, run by
-  // gdr::execute (its routes entry is unused): an experimental build's
-  // kernel against this build's, alternated in one process and checked
-  // against the first implementation.
-  std::vector<std::unique_ptr<gdr::Kernel>> libraries(config.impls.size());
+  // gdr::execute (its routes entry, Reference, only holds the place): an
+  // experimental build's kernel against this build's, alternated in one
+  // process and checked against the first implementation. Loaded once the
+  // whole list has parsed (a usage error first; no library's initialisers
+  // before that).
+  struct LibraryName {
+    std::string file, symbol;
+  };
+  std::vector<std::optional<LibraryName>> library_names(config.impls.size());
+  std::vector<std::optional<gdr::Kernel>> libraries(config.impls.size());
   for (size_t i = 0; i < config.impls.size(); ++i) {
     std::string name = config.impls[i];
+    const bool library = name.rfind("library:", 0) == 0;
+    std::string file;  // it may hold '+', '@' and ':': the symbol follows the last ':'
+    if (library) {
+      const size_t colon = name.rfind(':');
+      file = colon > 8 ? name.substr(8, colon - 8) : "";
+      name = name.substr(colon + 1);  // SYMBOL and its suffixes
+    }
     for (size_t plus; (plus = name.rfind('+')) != std::string::npos; name = name.substr(0, plus)) {
       const std::string suffix = name.substr(plus + 1);
       const bool out = suffix.rfind("out-", 0) == 0;
       if (!gdr::parse_state_stores(out ? suffix.substr(4) : suffix, out ? &out_stores[i] : &stores[i]))
         die("--impl " + config.impls[i] + ": a suffix must be +cached, +streaming, +out-cached or +out-streaming");
     }
-    if (name.rfind("library:", 0) == 0) {
-      const std::string file_and_symbol = name.substr(8);
-      const size_t colon = file_and_symbol.rfind(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == file_and_symbol.size())
-        die("--impl " + config.impls[i] + ": expected library:FILE:SYMBOL");
-      libraries[i] = std::make_unique<gdr::Kernel>();
-      if (gdr::Status s = gdr::load_kernel(file_and_symbol.substr(0, colon), file_and_symbol.substr(colon + 1),
-                                           libraries[i].get());
-          !s)
-        fail("--impl " + config.impls[i] + ": " + s.message());
+    if (library) {
+      if (file.empty() || name.empty()) die("--impl " + config.impls[i] + ": expected library:FILE:SYMBOL");
+      library_names[i] = LibraryName{file, name};
       routes.push_back(gdr::Route::Reference);
       continue;
     }
@@ -236,6 +244,13 @@ int main(int argc, char** argv) {
       die("--impl " + config.impls[i] + ": this build has no compiler");
 #endif
     }
+  }
+  for (size_t i = 0; i < config.impls.size(); ++i) {
+    if (!library_names[i]) continue;
+    gdr::Kernel kernel;
+    if (gdr::Status s = gdr::load_kernel(library_names[i]->file, library_names[i]->symbol, &kernel); !s)
+      fail("--impl " + config.impls[i] + ": " + s.message());
+    libraries[i] = kernel;
   }
   // Points the chunked or recurrent route at impl i's schedule (or the
   // planned one).

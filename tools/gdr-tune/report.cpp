@@ -10,6 +10,7 @@
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
 #include "gdr/support/staged_outputs.h"
+#include "json_text.h"
 #include "plots.h"
 
 namespace gdr::tune {
@@ -26,22 +27,7 @@ std::string format(const char* fmt, double x) {
 // failed its check has error +inf), which JSON does not have.
 std::string json_number(const char* fmt, double x) { return std::isfinite(x) ? format(fmt, x) : "null"; }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+using tools::json_string;
 
 struct Figures {
   double gflops = 0, peak_fraction = 0;

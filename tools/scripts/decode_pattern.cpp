@@ -7,13 +7,21 @@
 //   copy in tiles   the copy in gdr's tile order (64 columns, all K rows)
 //   one read        each tile read once, summed and updated from one load
 //   two reads       gdr's scheme: a tile summed from memory while the tile
-//                   before is updated from cache and streamed out
+//                   before is updated from cache and streamed out (64 or 32
+//                   columns)
 //   row blocks      two reads, all tiles of 16 rows before the next 16 rows
 //                   (rows whole in memory order; sums kept in L1 between)
-// Build and run (docs/recurrent-route.md, "AVX2 decode"):
+// Every case prefetches what it reads from memory 32 rows ahead into L2,
+// past a tile's last rows the next tile's first, as gdr's kernel does. Build
+// and run (its results:
+// docs/recurrent-route.md, "On AVX2 decode is furthest from its floor"):
 //   g++ -O2 -mavx2 -mfma -fopenmp tools/scripts/decode_pattern.cpp -o decode_pattern
 //   ./decode_pattern K HEADS THREADS ROUNDS     (K = V; e.g. 128 512 1 30)
 #include <immintrin.h>
+
+#ifndef _OPENMP
+#error "build with -fopenmp: THREADS would run one after another"
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -38,22 +46,32 @@ float step(const Shape& s, const float* in, float* out, Walk walk, int width) {
   const __m256 decay = _mm256_set1_ps(0.99f), key = _mm256_set1_ps(0.5f), query = _mm256_set1_ps(0.25f);
   const __m256 delta = _mm256_set1_ps(0.1f);
   __m256 total = _mm256_setzero_ps();
-  std::vector<float> held(2 * V);  // row blocks: every tile's sums
+  float held[2 * 512];  // row blocks: every tile's sums (V <= 512)
+  const int tiles = walk == Walk::CopyRows ? 1 : V / width;
+  // Row `row` of tile `unit` (head unit / tiles, tile unit % tiles), past
+  // the last head from the first again.
+  auto row_of = [&](long unit, int row) {
+    const long u = unit % (long(s.heads) * tiles);
+    return in + size_t(u / tiles) * K * V + size_t(row) * V + (u % tiles) * width;
+  };
   for (int h = 0; h < s.heads; ++h) {
     const float* state = in + size_t(h) * K * V;
     float* next_state = out + size_t(h) * K * V;
-    const float* next_head = h + 1 < s.heads ? state + K * V : in;
-    std::fill(held.begin(), held.end(), 0.0f);
+    std::fill(held, held + 2 * V, 0.0f);
     const int rows = walk == Walk::RowBlocks ? 16 : K;
-    const int tile_count = walk == Walk::CopyRows ? 1 : V / width;
     for (int r0 = 0; r0 < K; r0 += rows) {
-      for (int t = 0; t < tile_count; ++t) {
+      for (int t = 0; t < tiles; ++t) {
         const int col = t * width;
-        // Two reads sum the tile after this one (the next head's first
-        // after the last); row blocks the same tile of the next head.
-        const float* summed = walk == Walk::TwoReads ? (col + width < V ? state + col + width : next_head)
-                              : walk == Walk::RowBlocks ? next_head + col
-                                                        : state + col;
+        // The tile a case reads from memory: two reads sum the tile after
+        // this one (the next head's first after the last), row blocks the
+        // same tile of the next head, the others this tile.
+        const long summed = walk == Walk::TwoReads    ? long(h) * tiles + t + 1
+                            : walk == Walk::RowBlocks ? long(h + 1) * tiles + t
+                                                      : long(h) * tiles + t;
+        // Row blocks read the next head's tile 16 rows at a time: its rows
+        // 32 ahead, past its last those of the head after.
+        const float* summed_rows = row_of(summed, 0);
+        const float* after_rows = row_of(summed + (walk == Walk::RowBlocks ? tiles : 1), 0);
         __m256 sums[2][kMostVectors];
         for (int j = 0; j < n; ++j) {
           sums[0][j] = walk == Walk::RowBlocks ? _mm256_loadu_ps(&held[2 * (col + 8 * j)]) : _mm256_setzero_ps();
@@ -61,8 +79,11 @@ float step(const Shape& s, const float* in, float* out, Walk walk, int width) {
         }
         for (int k = r0; k < r0 + rows; ++k) {
           const float* row = state + size_t(k) * V + col;
-          const float* ahead = summed + size_t(k) * V;
-          for (int l = 0; l < width; l += 16) _mm_prefetch(reinterpret_cast<const char*>(ahead + 32 * V + l), _MM_HINT_T1);
+          const float* ahead = summed_rows + size_t(k) * V;
+          // 32 rows ahead of what it reads from memory, past its last row
+          // the first rows of the tile it reads next, as gdr's kernel.
+          const float* prefetched = k + 32 < K ? ahead + 32 * V : after_rows + size_t(k + 32 - K) * V;
+          for (int l = 0; l < width; l += 16) _mm_prefetch(reinterpret_cast<const char*>(prefetched + l), _MM_HINT_T1);
           for (int j = 0; j < n; ++j) {
             __m256 x = _mm256_load_ps(row + 8 * j);
             if (walk != Walk::CopyRows && walk != Walk::CopyTiles) {
@@ -95,13 +116,18 @@ float step(const Shape& s, const float* in, float* out, Walk walk, int width) {
 int main(int argc, char** argv) {
   const int K = argc > 1 ? std::atoi(argv[1]) : 128, heads = argc > 2 ? std::atoi(argv[2]) : 512;
   const int threads = argc > 3 ? std::atoi(argv[3]) : 1, rounds = argc > 4 ? std::atoi(argv[4]) : 30;
-  if (K < 64 || K > 512 || K % 64 != 0 || heads < 2 * threads || heads % threads != 0 || threads < 1 || threads > 64 || rounds < 1) {
+  if (threads < 1 || threads > 64 || K < 64 || K > 512 || K % 64 != 0 || heads < 2 * threads ||
+      heads % threads != 0 || rounds < 1) {
     std::fprintf(stderr, "usage: decode_pattern K(a multiple of 64, at most 512) HEADS(a multiple of THREADS) THREADS ROUNDS\n");
     return 2;
   }
   const size_t floats = size_t(heads) * K * K;
   float* in = static_cast<float*>(std::aligned_alloc(64, floats * sizeof(float)));
   float* out = static_cast<float*>(std::aligned_alloc(64, floats * sizeof(float)));
+  if (!in || !out) {
+    std::fprintf(stderr, "decode_pattern: cannot allocate %zu MiB twice\n", floats * sizeof(float) >> 20);
+    return 1;
+  }
   for (size_t i = 0; i < floats; ++i) in[i] = out[i] = 0.001f * float(i % 1000);
   struct Case {
     const char* name;
