@@ -423,7 +423,8 @@ TEST(GdrBenchTest, LibraryKernelsRunBesideTheRoutes) {
   const std::pair<std::string, std::string> usage[] = {
       {"library:" + dir.path("lib16.so"), "--impl library:" + dir.path("lib16.so") + ": expected library:FILE:SYMBOL"},
       {"library::lib16", "--impl library::lib16: expected library:FILE:SYMBOL"},
-      {"library:" + dir.path("lib16.so") + ":", "--impl library:" + dir.path("lib16.so") + ":: expected library:FILE:SYMBOL"},
+      {"library:" + dir.path("lib16.so") + ":",
+       "--impl library:" + dir.path("lib16.so") + ":: expected library:FILE:SYMBOL"},
       {"library:" + dir.path("missing.so") + ":k,bogus", "--impl: unknown implementation 'bogus'"},
   };
   for (const auto& [impl, message] : usage) {
@@ -432,7 +433,8 @@ TEST(GdrBenchTest, LibraryKernelsRunBesideTheRoutes) {
   }
   const std::pair<std::string, std::string> failing[] = {
       {"library:" + dir.path("lib16.so") + ":lib32 --K 16 --V 16",
-       "gdr-bench: --impl library:" + dir.path("lib16.so") + ":lib32: " + dir.path("lib16.so") + ": no kernel 'lib32'\n"},
+       "gdr-bench: --impl library:" + dir.path("lib16.so") + ":lib32: " + dir.path("lib16.so") +
+           ": no kernel 'lib32'\n"},
       {library + " --K 32 --V 32",
        "gdr-bench: " + library + ": kernel lib16 was built for K=16, V=16 but the tensors have K=32, V=32\n"},
   };

@@ -118,7 +118,9 @@ int main(int argc, char** argv) {
   const int threads = argc > 3 ? std::atoi(argv[3]) : 1, rounds = argc > 4 ? std::atoi(argv[4]) : 30;
   if (threads < 1 || threads > 64 || K < 64 || K > 512 || K % 64 != 0 || heads < 2 * threads ||
       heads % threads != 0 || rounds < 1) {
-    std::fprintf(stderr, "usage: decode_pattern K(a multiple of 64, at most 512) HEADS(a multiple of THREADS) THREADS ROUNDS\n");
+    std::fprintf(stderr,
+                 "usage: decode_pattern K(a multiple of 64, at most 512) HEADS(a multiple of THREADS) THREADS "
+                 "ROUNDS\n");
     return 2;
   }
   const size_t floats = size_t(heads) * K * K;
@@ -162,6 +164,7 @@ int main(int argc, char** argv) {
   std::printf("K = V = %d, %d heads (%.0f MiB of state), %d thread(s), medians of %d rounds:\n", K, heads,
               floats * sizeof(float) / 1048576.0, threads, rounds);
   for (int c = 0; c < count; ++c)
-    std::printf("  %-24s %8.3f ms  %.2fx the copy\n", cases[c].name, ms[c][rounds / 2], ms[c][rounds / 2] / ms[0][rounds / 2]);
+    std::printf("  %-24s %8.3f ms  %.2fx the copy\n", cases[c].name, ms[c][rounds / 2],
+                ms[c][rounds / 2] / ms[0][rounds / 2]);
   return sink == 12345.0f;  // keeps the sums
 }
