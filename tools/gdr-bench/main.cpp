@@ -101,6 +101,64 @@ const char kUsage[] =
 // An implementation failed, or the report could not be written.
 [[noreturn]] void fail(const std::string& message) { exit_with(gdr::tools::kExitFailed, message); }
 
+// One --impl entry: what runs, and how it writes final states and out.
+// "chunked@c32-w16" runs the chunked route with that schedule,
+// "recurrent@w16-vt64-u1-p2" the recurrent route with that one;
+// "auto+streaming" the route with streaming final states, "auto+out-cached"
+// with cached outputs; "library:FILE:SYMBOL" a kernel from a shared object,
+// run by gdr::execute (an experimental build's kernel against this build's,
+// alternated in one process and checked against the first implementation).
+struct Impl {
+  gdr::Route route = gdr::Route::Auto;  // (a library's is unused: Auto)
+  std::string schedule;                 // a given schedule, as plan lines write it
+#ifdef GDR_HAVE_COMPILER
+  gdr::compiler::Variant given;  // and parsed
+#endif
+  gdr::StateStores stores = gdr::StateStores::Automatic;
+  gdr::StateStores out_stores = gdr::StateStores::Automatic;
+  std::string library_file, library_symbol;  // library:FILE:SYMBOL
+  std::optional<gdr::Kernel> library;        // loaded once every entry has parsed
+};
+
+Impl parse_impl(const std::string& text) {
+  Impl impl;
+  std::string name = text;
+  const bool library = name.rfind("library:", 0) == 0;
+  if (library) {  // FILE may hold '+', '@' and ':': the symbol follows the last ':'
+    const size_t colon = name.rfind(':');
+    impl.library_file = colon > 8 ? name.substr(8, colon - 8) : "";
+    name = name.substr(colon + 1);  // SYMBOL and its suffixes
+  }
+  for (size_t plus; (plus = name.rfind('+')) != std::string::npos; name = name.substr(0, plus)) {
+    const std::string suffix = name.substr(plus + 1);
+    const bool out = suffix.rfind("out-", 0) == 0;
+    if (!gdr::parse_state_stores(out ? suffix.substr(4) : suffix, out ? &impl.out_stores : &impl.stores))
+      die("--impl " + text + ": a suffix must be +cached, +streaming, +out-cached or +out-streaming");
+  }
+  if (library) {
+    if (impl.library_file.empty() || name.empty()) die("--impl " + text + ": expected library:FILE:SYMBOL");
+    impl.library_symbol = name;
+    return impl;
+  }
+  const size_t at = name.find('@');
+  const std::string schedule = at == std::string::npos ? "" : name.substr(at + 1);
+  name = name.substr(0, at);
+  if (!gdr::parse_route(name, &impl.route)) die("--impl: unknown implementation '" + name + "'");
+  if (at == std::string::npos) return impl;
+#ifdef GDR_HAVE_COMPILER
+  if (impl.route != gdr::Route::Chunked && impl.route != gdr::Route::Recurrent)
+    die("--impl " + text + ": only chunked@<schedule> and recurrent@<schedule> take a schedule");
+  std::string error;
+  impl.given.route = impl.route;
+  if (!gdr::compiler::parse_variant_schedule(impl.route, schedule, &impl.given, &error))
+    die("--impl " + text + ": " + error);
+  impl.schedule = impl.given.schedule_str();
+#else
+  die("--impl " + text + ": this build has no compiler");
+#endif
+  return impl;
+}
+
 Config parse_args(int argc, char** argv) {
   gdr::tools::Flags flags;
   std::set<std::string> known = {"--impl", "--T", "--H", "--B", "--K", "--V",
@@ -182,98 +240,39 @@ int main(int argc, char** argv) {
     config.impls = {"baseline-two-pass", "baseline-chunked"};
 #endif
   }
-  std::vector<gdr::Route> routes;
-  // "chunked@c32-w16" runs the chunked route with that schedule,
-  // "recurrent@w16-vt64-u1-p2" the recurrent route with that one;
-  // "auto+streaming" the route with streaming final states, "auto+out-cached"
-  // with cached outputs.
-  std::vector<std::string> variants(config.impls.size());  // the schedule given, as plan lines write it
-#ifdef GDR_HAVE_COMPILER
-  std::vector<gdr::compiler::Variant> given(config.impls.size());  // and parsed
-#endif
-  std::vector<gdr::StateStores> stores(config.impls.size(), gdr::StateStores::Automatic);
-  std::vector<gdr::StateStores> out_stores(config.impls.size(), gdr::StateStores::Automatic);
-  // "library:FILE:SYMBOL": a kernel from a shared object, run by
-  // gdr::execute (its routes entry, Reference, only holds the place): an
-  // experimental build's kernel against this build's, alternated in one
-  // process and checked against the first implementation. Loaded once the
-  // whole list has parsed (a usage error first; no library's initialisers
-  // before that).
-  struct LibraryName {
-    std::string file, symbol;
-  };
-  std::vector<std::optional<LibraryName>> library_names(config.impls.size());
-  std::vector<std::optional<gdr::Kernel>> libraries(config.impls.size());
-  for (size_t i = 0; i < config.impls.size(); ++i) {
-    std::string name = config.impls[i];
-    const bool library = name.rfind("library:", 0) == 0;
-    std::string file;  // it may hold '+', '@' and ':': the symbol follows the last ':'
-    if (library) {
-      const size_t colon = name.rfind(':');
-      file = colon > 8 ? name.substr(8, colon - 8) : "";
-      name = name.substr(colon + 1);  // SYMBOL and its suffixes
-    }
-    for (size_t plus; (plus = name.rfind('+')) != std::string::npos; name = name.substr(0, plus)) {
-      const std::string suffix = name.substr(plus + 1);
-      const bool out = suffix.rfind("out-", 0) == 0;
-      if (!gdr::parse_state_stores(out ? suffix.substr(4) : suffix, out ? &out_stores[i] : &stores[i]))
-        die("--impl " + config.impls[i] + ": a suffix must be +cached, +streaming, +out-cached or +out-streaming");
-    }
-    if (library) {
-      if (file.empty() || name.empty()) die("--impl " + config.impls[i] + ": expected library:FILE:SYMBOL");
-      library_names[i] = LibraryName{file, name};
-      routes.push_back(gdr::Route::Reference);
-      continue;
-    }
-    const size_t at = name.find('@');
-    const std::string schedule = at == std::string::npos ? "" : name.substr(at + 1);
-    name = name.substr(0, at);
-    gdr::Route r;
-    if (!gdr::parse_route(name, &r)) die("--impl: unknown implementation '" + name + "'");
-    routes.push_back(r);
-    if (at != std::string::npos) {
-#ifdef GDR_HAVE_COMPILER
-      if (r != gdr::Route::Chunked && r != gdr::Route::Recurrent)
-        die("--impl " + config.impls[i] + ": only chunked@<schedule> and recurrent@<schedule> take a schedule");
-      std::string error;
-      given[i].route = r;
-      if (!gdr::compiler::parse_variant_schedule(r, schedule, &given[i], &error))
-        die("--impl " + config.impls[i] + ": " + error);
-      variants[i] = given[i].schedule_str();
-#else
-      die("--impl " + config.impls[i] + ": this build has no compiler");
-#endif
-    }
-  }
-  for (size_t i = 0; i < config.impls.size(); ++i) {
-    if (!library_names[i]) continue;
+  std::vector<Impl> impls;
+  for (const std::string& text : config.impls) impls.push_back(parse_impl(text));
+  // Libraries load once the whole list has parsed: a usage error first, and
+  // no library's initialisers before that.
+  for (size_t i = 0; i < impls.size(); ++i) {
+    if (impls[i].library_file.empty()) continue;
     gdr::Kernel kernel;
-    if (gdr::Status s = gdr::load_kernel(library_names[i]->file, library_names[i]->symbol, &kernel); !s)
+    if (gdr::Status s = gdr::load_kernel(impls[i].library_file, impls[i].library_symbol, &kernel); !s)
       fail("--impl " + config.impls[i] + ": " + s.message());
-    libraries[i] = kernel;
+    impls[i].library = kernel;
   }
-  // Points the chunked or recurrent route at impl i's schedule (or the
+  // Points the chunked or recurrent route at an implementation's schedule (or the
   // planned one).
-  auto select_variant = [&](size_t i) {
+  auto select_variant = [&](const Impl& impl) {
 #ifdef GDR_HAVE_COMPILER
-    if (routes[i] == gdr::Route::Recurrent) {
-      if (variants[i].empty())
+    if (impl.route == gdr::Route::Recurrent) {
+      if (impl.schedule.empty())
         gdr::compiler::install_routes();  // the route as installed: tuned
       else
-        gdr::set_route_runner(gdr::Route::Recurrent, gdr::compiler::recurrent_runner(given[i].recurrent));
+        gdr::set_route_runner(gdr::Route::Recurrent, gdr::compiler::recurrent_runner(impl.given.recurrent));
       return;
     }
-    if (routes[i] != gdr::Route::Chunked) return;
-    if (variants[i].empty() && !config.halide_profile) {  // the route as installed: tuned
+    if (impl.route != gdr::Route::Chunked) return;
+    if (impl.schedule.empty() && !config.halide_profile) {  // the route as installed: tuned
       gdr::compiler::install_chunked_routes();
       return;
     }
     gdr::compiler::ChunkedSpec spec;
     spec.profile = config.halide_profile;
-    if (!variants[i].empty()) spec.schedule = given[i].chunked;
+    if (!impl.schedule.empty()) spec.schedule = impl.given.chunked;
     gdr::set_route_runner(gdr::Route::Chunked, gdr::compiler::chunked_runner(spec));
 #else
-    (void)i;
+    (void)impl;
 #endif
   };
 
@@ -302,7 +301,7 @@ int main(int argc, char** argv) {
   // Each implementation's T = 0 median per (shape, H, threads): the state
   // copy, the floor of a decode call (docs/building-testing-benchmarking.md).
   std::map<std::tuple<const gdr::bench::Shape*, int64_t, int, size_t>, double> copy_ns;
-  const size_t n_impl = routes.size();
+  const size_t n_impl = impls.size();
 
   // One case: a shape at one H, T and thread count, its inputs, and each
   // implementation's outputs and times.
@@ -337,13 +336,13 @@ int main(int argc, char** argv) {
       t.final_state = c.states[i].data();
     }
     gdr::Options o;
-    o.route = routes[i];
-    o.final_state_stores = stores[i];
-    o.out_stores = out_stores[i];
-    select_variant(i);
+    o.route = impls[i].route;
+    o.final_state_stores = impls[i].stores;
+    o.out_stores = impls[i].out_stores;
+    select_variant(impls[i]);
     o.threads = c.threads;
     auto start = Clock::now();
-    gdr::Status s = libraries[i] ? gdr::execute(*libraries[i], t, o) : gdr::run(t, o);
+    gdr::Status s = impls[i].library ? gdr::execute(*impls[i].library, t, o) : gdr::run(t, o);
     double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
     if (!s) failure = config.impls[i] + ": " + s.message();
     return ns;
@@ -358,7 +357,7 @@ int main(int argc, char** argv) {
     std::vector<double> impl_median(n_impl);
     for (size_t i = 0; i < n_impl; ++i) {
       impl_median[i] = gdr::tools::median(times[i]);
-      if (!libraries[i]) medians.emplace(routes[i], impl_median[i]);  // the baselines' ratios
+      if (!impls[i].library) medians.emplace(impls[i].route, impl_median[i]);  // the baselines' ratios
     }
     for (size_t i = 0; i < n_impl; ++i) {
       Record r{config.impls[i], shape.B, H, T, shape.K, shape.V, threads,
@@ -378,13 +377,14 @@ int main(int argc, char** argv) {
     std::string planned;
     for (size_t i = 0; i < n_impl; ++i) {
       std::string ran;
-      if (libraries[i])
-        ran = "kernel " + libraries[i]->name;
-      else if (!variants[i].empty())
-        ran = std::string(gdr::route_name(routes[i])) + " " + variants[i] + " (given)";
-      else if (routes[i] == gdr::Route::Auto || routes[i] == gdr::Route::Recurrent ||
-               routes[i] == gdr::Route::Chunked)
-        ran = gdr::tools::explain_route(routes[i], c.in.tensors(), threads);
+      const Impl& impl = impls[i];
+      if (impl.library)
+        ran = "kernel " + impl.library->name;
+      else if (!impl.schedule.empty())
+        ran = std::string(gdr::route_name(impl.route)) + " " + impl.schedule + " (given)";
+      else if (impl.route == gdr::Route::Auto || impl.route == gdr::Route::Recurrent ||
+               impl.route == gdr::Route::Chunked)
+        ran = gdr::tools::explain_route(impl.route, c.in.tensors(), threads);
       if (!ran.empty()) planned += std::string(planned.empty() ? "" : "; ") + config.impls[i] + ": " + ran;
     }
     if (!planned.empty()) std::printf("  plan: %s\n", planned.c_str());
