@@ -138,6 +138,32 @@ TEST(GdrBenchTest, PercentOfPeakIsAgainstThePeakInterleavedWithTheCase) {
       << read_file(dir.path("b.json")) << out;
 }
 
+// Each row says how noisy its median is: the repetitions' interquartile
+// range over the median (the iqr column), from the quartiles its record
+// keeps (q1_ns, q3_ns).
+TEST(GdrBenchTest, EachRowSaysTheSpreadOfItsRepetitions) {
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference,baseline-two-pass --H 2 --T 9 --K 16 --V 8 --threads 1 --seconds 0.02 "
+                       "--json " + dir.path("b.json"), &out, &err),
+            0) << err;
+  EXPECT_NE(out.find(" iqr\n"), std::string::npos) << out;
+  const std::string check =
+      "import json, sys\n"
+      "records = json.load(open(sys.argv[1]))[1:]\n"
+      "rows = [l.split() for l in open(sys.argv[2]) if l.startswith(('reference ', 'baseline-two-pass '))]\n"
+      "assert len(records) == len(rows) == 2, (records, rows)\n"
+      "for x, row in zip(records, rows):\n"
+      "    assert x['reps'] >= 3 and 0 < x['q1_ns'] <= x['median_ns'] <= x['q3_ns'], x\n"
+      "    printed = float(row[12].rstrip('%'))\n"
+      "    iqr = 100 * (x['q3_ns'] - x['q1_ns']) / x['median_ns']\n"
+      // The record's nanoseconds are rounded: 1.5 ns over a median of
+      // thousands.
+      "    assert abs(printed - iqr) <= 0.06 + 100 * 1.5 / x['median_ns'], (printed, x)\n";
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json") + " " + dir.path("out.txt")), 0)
+      << read_file(dir.path("b.json")) << out;
+}
+
 // Each decode case (T <= 4) with a T = 0 case of the same implementation,
 // shape and threads says its ratio to that state copy and its state
 // bandwidth; prefill and the T = 0 case itself do not.

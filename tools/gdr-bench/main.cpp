@@ -66,6 +66,7 @@ struct Record {
   int reps;
   gdr::tools::Form form;
   double peak_gflops;  // the FMA peak interleaved with the case
+  double q1_ns, q3_ns;  // the repetitions' quartiles: the noise the median has
 };
 
 const char kUsage[] =
@@ -213,10 +214,10 @@ std::string json_record(const Record& r) {
   char buf[4096];
   std::snprintf(buf, sizeof buf,
                 "\"B\": %lld, \"H\": %lld, \"T\": %lld, \"K\": %lld, \"V\": "
-                "%lld, \"threads\": %d, \"median_ns\": %.0f, \"reps\": %d, \"gflops\": %.3f, "
-                "\"peak_gflops\": %.3f, %s}",
+                "%lld, \"threads\": %d, \"median_ns\": %.0f, \"q1_ns\": %.0f, \"q3_ns\": %.0f, \"reps\": %d, "
+                "\"gflops\": %.3f, \"peak_gflops\": %.3f, %s}",
                 (long long)r.B, (long long)r.H, (long long)r.T, (long long)r.K,
-                (long long)r.V, r.threads, r.median_ns, r.reps,
+                (long long)r.V, r.threads, r.median_ns, r.q1_ns, r.q3_ns, r.reps,
                 r.median_ns > 0 ? flops(r) / r.median_ns : 0.0, r.peak_gflops,
                 gdr::tools::form_json(r.form, r.H).c_str());
   // The name may be a library's path: any length, any character.
@@ -296,8 +297,8 @@ int main(int argc, char** argv) {
   // The impl column fits the longest name (recurrent@w16-vt64-u1-p2+streaming).
   int impl_width = 20;
   for (const std::string& impl : config.impls) impl_width = std::max(impl_width, static_cast<int>(impl.size()));
-  std::printf("%-*s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s\n", impl_width, "impl", "B", "H", "T", "K", "V",
-              "thr", "median ms", "GFLOP/s", "%peak", "vs 2pass", "vs chunk");
+  std::printf("%-*s %3s %4s %5s %4s %4s %3s %11s %8s %7s %9s %9s %6s\n", impl_width, "impl", "B", "H", "T", "K", "V",
+              "thr", "median ms", "GFLOP/s", "%peak", "vs 2pass", "vs chunk", "iqr");
   // Each implementation's T = 0 median per (shape, H, threads): the state
   // copy, the floor of a decode call (docs/building-testing-benchmarking.md).
   std::map<std::tuple<const gdr::bench::Shape*, int64_t, int, size_t>, double> copy_ns;
@@ -355,23 +356,27 @@ int main(int argc, char** argv) {
     const int threads = c.threads;
     std::map<gdr::Route, double> medians;
     std::vector<double> impl_median(n_impl);
+    std::vector<gdr::tools::Spread> impl_spread(n_impl);
     for (size_t i = 0; i < n_impl; ++i) {
-      impl_median[i] = gdr::tools::median(times[i]);
+      impl_spread[i] = gdr::tools::spread(times[i]);
+      impl_median[i] = impl_spread[i].median;
       if (!impls[i].library) medians.emplace(impls[i].route, impl_median[i]);  // the baselines' ratios
     }
     for (size_t i = 0; i < n_impl; ++i) {
       Record r{config.impls[i], shape.B, H, T, shape.K, shape.V, threads,
-               impl_median[i], static_cast<int>(times[i].size()), shape.form, case_peak};
+               impl_median[i], static_cast<int>(times[i].size()), shape.form, case_peak,
+               impl_spread[i].q1, impl_spread[i].q3};
       records.push_back(r);
       const double gflops = flops(r) / r.median_ns;
       auto ratio = [&](gdr::Route base) {
         auto it = medians.find(base);
         return it == medians.end() ? std::string("-") : std::to_string(it->second / r.median_ns).substr(0, 5) + "x";
       };
-      std::printf("%-*s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s\n", impl_width, r.impl.c_str(),
-                  (long long)r.B, (long long)H, (long long)T, (long long)shape.K, (long long)shape.V, threads,
-                  r.median_ns / 1e6, gflops, 100 * gflops / case_peak, ratio(gdr::Route::BaselineTwoPass).c_str(),
-                  ratio(gdr::Route::BaselineChunked).c_str());
+      std::printf("%-*s %3lld %4lld %5lld %4lld %4lld %3d %11.3f %8.2f %6.1f%% %9s %9s %5.1f%%\n", impl_width,
+                  r.impl.c_str(), (long long)r.B, (long long)H, (long long)T, (long long)shape.K, (long long)shape.V,
+                  threads, r.median_ns / 1e6, gflops, 100 * gflops / case_peak,
+                  ratio(gdr::Route::BaselineTwoPass).c_str(), ratio(gdr::Route::BaselineChunked).c_str(),
+                  100 * impl_spread[i].relative_iqr());
     }
     // What the generated routes ran: tuned, default or given, and which schedule.
     std::string planned;
