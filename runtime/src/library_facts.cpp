@@ -89,7 +89,9 @@ Status read_library_facts(const std::string& path, const std::vector<std::string
   }
   close(fd);
   if (!why.empty()) return refused(why);
-  return parse_library_facts(path, file, symbols, facts);
+  if (Status s = parse_library_facts(path, file, symbols, facts); !s) return s;
+  facts->file = st;
+  return Status::success();
 }
 
 Status parse_library_facts(const std::string& path, const std::vector<char>& file,

@@ -6,6 +6,8 @@
 // for another CPU, is refused before any of its code runs.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,7 +18,8 @@
 namespace gdr {
 
 struct LibraryFacts {
-  uint16_t machine = 0;  // e_machine: 62 x86-64, 183 aarch64
+  struct stat file = {};  // the file as it was read (fstat): dlopen_checked_file loads it only
+  uint16_t machine = 0;   // e_machine: 62 x86-64, 183 aarch64
   // Each symbol asked for that the library defines, with the file's bytes
   // its ELF size covers (to its section's end if it has no size; none if
   // its section has no bytes in the file).

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "checked_dlopen.h"
 #include "cpu_features.h"
 #include "gdr/kernel_abi.h"
 #include "gdr/kernel_info.h"
@@ -46,6 +47,10 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
     return Status::error(path + ": built for " + elf_machine_name(on_disk.machine) + ", this program runs on " +
                          elf_machine_name(this_elf_machine()) + " (build it with gdr-compile --target for this machine)");
   if (const auto features = on_disk.symbols.find(features_symbol); features != on_disk.symbols.end()) {
+    // gdr-compile writes a string, its NUL at least: none is no answer.
+    if (features->second.empty())
+      return Status::error(path + ": kernel '" + symbol + "' has a " + features_symbol +
+                           " with no bytes in the file: its CPU features cannot be checked");
     bool unknown = false;
     const std::string missing = first_missing_cpu_feature(features->second.c_str(), &unknown);
     if (!missing.empty())
@@ -71,16 +76,28 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   if (!cpu_runs(facts.vector_bits))
     return Status::error(path + ": kernel '" + symbol + "' uses " + std::to_string(facts.vector_bits) +
                          "-bit vectors, which this CPU does not run (build it for this CPU)");
-  // RTLD_LOCAL: two libraries may hold kernels of the same name.
-  void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char* why = dlerror();
-    return Status::error("cannot load kernel library " + path + ": " + (why ? why : "unknown error"));
-  }
+  std::string why;
+  void* library = dlopen_checked_file(on_disk.file, file, &why);
+  if (!library) return Status::error("cannot load kernel library " + path + ": " + why);
   auto fn = reinterpret_cast<gdr_kernel_fn>(dlsym(library, symbol.c_str()));
   if (!fn) {
     dlclose(library);
     return Status::error(path + ": no kernel '" + symbol + "'");
+  }
+  // dlopen gives back a library it loaded before from the same path, even
+  // if another file is there now: the kernel that runs must be the one
+  // read (its table and CPU features as in the file).
+  auto as_read = [&](const std::string& name) {
+    const auto read = on_disk.symbols.find(name);
+    if (read == on_disk.symbols.end()) return true;
+    const void* loaded = dlsym(library, name.c_str());
+    return loaded && std::memcmp(loaded, read->second.data(), read->second.size()) == 0;
+  };
+  if (!as_read(info_symbol) || !as_read(features_symbol)) {
+    dlclose(library);
+    return Status::error(path + ": another library loaded earlier from this path is still loaded, and kernel '" +
+                         symbol + "' there is not the one in the file now (a library stays loaded for the life "
+                         "of the process: load the new one from another path)");
   }
   *kernel = kernel_from_info(symbol, fn, facts);
   // A chunked library's bridge keeps its Halide errors' messages.

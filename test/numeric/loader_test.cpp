@@ -3,6 +3,7 @@
 // running it within the contract; bad files are refused with a message.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,7 +17,10 @@
 #include <vector>
 #include <string>
 
+#include "checked_dlopen.h"
+#include "gdr/kernel_abi.h"
 #include "gdr/loader.h"
+#include "library_facts.h"
 #include "route_tester.h"
 #include "temp_dir.h"
 
@@ -129,6 +133,82 @@ TEST(Loader, ASymbolTableClaimingMoreThanTheFileIsReadToTheFilesEnd) {
   EXPECT_LT(seconds, 5.0);
 }
 
+void copy_file(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream(to, std::ios::binary | std::ios::trunc) << in.rdbuf();
+}
+
+// dlopen loads the file the loader checked or nothing: a library put at the
+// path after the check (renamed over it, as a build does, or written into it,
+// as `cp` does) is refused, and its constructor never runs.
+TEST(Loader, LoadsOnlyTheFileItChecked) {
+  const TempDir dir("gdr-loader-test");
+  const std::string path = dir.path("kernel.so"), staged = dir.path("staged.so");
+  for (bool renamed : {true, false}) {
+    copy_file(kLibrary, path);
+    struct stat checked;
+    ASSERT_EQ(stat(path.c_str(), &checked), 0);
+    if (renamed) {
+      copy_file(GDR_TEST_FOREIGN_LIBRARY, staged);
+      ASSERT_EQ(std::rename(staged.c_str(), path.c_str()), 0);
+    } else {
+      copy_file(GDR_TEST_FOREIGN_LIBRARY, path);
+    }
+    std::string why;
+    EXPECT_EQ(dlopen_checked_file(checked, path, &why), nullptr) << (renamed ? "renamed" : "written");
+    EXPECT_EQ(why, "it changed on disk while it was being checked (load it again)");
+    EXPECT_EQ(std::getenv("GDR_FAKE_KERNEL_LOADED"), nullptr) << (renamed ? "renamed" : "written");
+  }
+  // The file as it was checked loads.
+  copy_file(kLibrary, path);
+  struct stat checked;
+  ASSERT_EQ(stat(path.c_str(), &checked), 0);
+  std::string why;
+  void* library = dlopen_checked_file(checked, path, &why);
+  ASSERT_NE(library, nullptr) << why;
+  EXPECT_NE(dlsym(library, kSymbol.c_str()), nullptr);
+}
+
+// dlopen hands back the library it loaded before from a path, whatever file
+// is there now: a kernel rebuilt at that path (here its table says K = 48)
+// is refused, not run as the old code with the new file's facts.
+TEST(Loader, RefusesANewFileAtAPathItLoadedBefore) {
+  const TempDir dir("gdr-loader-test");
+  const std::string path = dir.path("kernel.so"), staged = dir.path("staged.so");
+  copy_file(kLibrary, path);
+  Kernel first;
+  const Status loaded = load_kernel(path, kSymbol, &first);
+  ASSERT_TRUE(loaded) << loaded.message();
+  EXPECT_EQ(first.K, 40);
+
+  const std::string info = kSymbol + "_info";
+  LibraryFacts facts;
+  ASSERT_TRUE(read_library_facts(kLibrary, {info}, &facts));
+  std::ifstream in(kLibrary, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = bytes.find(facts.symbols.at(info));
+  ASSERT_NE(at, std::string::npos);
+  const int64_t K = 48;
+  std::memcpy(&bytes[at + GDR_INFO_K * sizeof(int64_t)], &K, sizeof K);
+  std::ofstream(staged, std::ios::binary) << bytes;
+  ASSERT_EQ(std::rename(staged.c_str(), path.c_str()), 0);
+
+  Kernel second;
+  second.name = "sentinel";
+  const Status s = load_kernel(path, kSymbol, &second);
+  ASSERT_FALSE(s) << "loaded K = " << second.K;
+  EXPECT_EQ(s.message(), path + ": another library loaded earlier from this path is still loaded, and kernel '" +
+                             kSymbol + "' there is not the one in the file now (a library stays loaded for the "
+                             "life of the process: load the new one from another path)");
+  EXPECT_EQ(second.name, "sentinel");
+  // From another path it loads, with its own facts.
+  const std::string other = dir.path("rebuilt.so");
+  ASSERT_EQ(std::rename(path.c_str(), other.c_str()), 0);
+  const Status again = load_kernel(other, kSymbol, &second);
+  ASSERT_TRUE(again) << again.message();
+  EXPECT_EQ(second.K, 48);
+}
+
 std::vector<std::string> chunked_libraries() {
   std::vector<std::string> paths;
   std::string list = GDR_TEST_CHUNKED_LIBRARIES;
@@ -172,7 +252,8 @@ TEST(Loader, RunsTwoChunkedLibrariesInOneProcess) {
 
 // Refused before dlopen runs any of the library (the fake libraries'
 // constructor marks the process): another architecture, a CPU feature this
-// CPU lacks, one the runtime cannot check, a library that is not a kernel
+// CPU lacks, one the runtime cannot check or a features string with no
+// bytes in the file, a library that is not a kernel
 // of gdr's (no entry point, no table, a short table) or one for an older
 // kernel ABI; each message names the file and what is wrong, and the kernel
 // is left as it was. (dlopen ran the constructors of all but the first
@@ -198,6 +279,10 @@ TEST(Loader, RefusesWhatIsNotAKernelForThisMachineBeforeRunningAnyOfIt) {
        std::string(GDR_TEST_SHORT_INFO_LIBRARY) + ": gdr_fake_kernel_info is 24 bytes, not the 72 of a gdr kernel's table"},
       {GDR_TEST_OLD_ABI_LIBRARY, "gdr_fake_kernel",
        std::string(GDR_TEST_OLD_ABI_LIBRARY) + ": kernel 'gdr_fake_kernel' was built for kernel ABI version 2"},
+      {GDR_TEST_BSS_FEATURES_LIBRARY, "gdr_fake_kernel",
+       std::string(GDR_TEST_BSS_FEATURES_LIBRARY) +
+           ": kernel 'gdr_fake_kernel' has a gdr_fake_kernel_cpu_features with no bytes in the file: its CPU "
+           "features cannot be checked"},
   };
   for (const Case& c : cases) {
     Kernel k;
