@@ -162,7 +162,8 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options, T
     if (int32_t code = kernel.fn(&a); code != 0) {
       failure.store(code);
       std::lock_guard<std::mutex> lock(message_mutex);
-      if (message.empty() && kernel.error_message) message = kernel.error_message();
+      if (message.empty() && kernel.error_message)
+        if (const char* said = kernel.error_message()) message = said;
     }
   });
   // Scratch is reserved before any task runs, so this failure writes nothing.

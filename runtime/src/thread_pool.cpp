@@ -193,6 +193,7 @@ bool ThreadPool::parallel_for(int64_t n, int max_workers, int64_t scratch_floats
 }
 
 bool ThreadPool::same_block(int64_t n, int workers, int64_t a, int64_t b) {
+  if (n <= 0) return false;  // no tasks, no blocks
   const int64_t w = std::clamp<int64_t>(workers, 1, std::max<int64_t>(n, 1));
   // Block v is [n·v/w, n·(v+1)/w): task i is in block (w·(i+1) - 1) / n.
   auto block = [&](int64_t i) { return (w * (i + 1) - 1) / n; };

@@ -38,6 +38,24 @@ std::set<std::thread::id> threads_used(int64_t H, int64_t T, int threads) {
   return g_threads;
 }
 
+int32_t fail_with_code_5(const gdr_kernel_args*) { return 5; }
+const char* no_message() { return nullptr; }
+
+// A kernel's failure is a Status with its code, also when its message hook
+// has nothing to say (null), on any thread.
+TEST(Execute, AFailingKernelWithoutAMessageIsAStatus) {
+  test::Problem p = test::make_problem(1, 4, 3, 16, 16, {});
+  Kernel k;
+  k.name = "fails";
+  k.fn = fail_with_code_5;
+  k.error_message = no_message;
+  Options o;
+  o.threads = 2;
+  const Status s = execute(k, p.tensors(), o);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message(), "kernel fails failed with code 5");
+}
+
 TEST(Execute, TinyCallsLeftToTheRuntimeRunOnTheCaller) {
   // One head of decode, below two heads' worth per thread: over 20 calls
   // (a polling helper would take the second column part of some) only the

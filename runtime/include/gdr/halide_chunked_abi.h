@@ -22,7 +22,8 @@ using HalideChunkedFn = int (*)(halide_buffer_t* query, halide_buffer_t* key,
 // Runs `fn` (built for chunk size `chunk`) over the heads and columns of `a`,
 // one call per chunk, carrying the state through final_state and one K x V
 // scratch buffer so that the last chunk writes final_state. Returns 0, 2 if
-// T spans several chunks and the scratch is missing or shorter than
+// the call needs scratch (T spans several chunks, or in place over an odd
+// number of chunks, one included) and it is missing or shorter than
 // halide_chunked_scratch_floats, 3 if a buffer would span more than Halide's
 // 2^31 - 1 elements in a dimension (readouts, a chunk of rows, K x V;
 // refused before anything is written), or Halide's error code (the message in halide_chunked_error()),

@@ -102,7 +102,10 @@ TensorSizes tensor_sizes(const Tensors& t);
 Status validate(const Tensors& t);
 
 // The checks of validate() that read no tensor data and no index (planning
-// or compiling a call ahead of time): pointers and indices may be absent.
+// or compiling a call ahead of time): tensor pointers may be absent. An
+// index array (cu_seqlens, the slot indices) counts only with its data
+// pointer set (it is not read): without one, its size and what it implies
+// (B = 1, the pools' rows) are not checked.
 Status validate_sizes(const Tensors& t);
 
 }  // namespace gdr

@@ -44,8 +44,10 @@ class ThreadPool {
   // idle threads poll for a short while before they sleep, so back-to-back
   // calls do not pay a wake-up. Calls from several threads at once: one has
   // the pool, each other one runs its tasks on its own calling thread (as
-  // worker 0, with scratch of that thread's own). Tasks must not throw (the runtime's tasks call C kernels): an
-  // exception would leave the job half run.
+  // worker 0, with scratch of that thread's own). Tasks must not throw (the
+  // runtime's tasks call C kernels): an exception would leave the job half
+  // run. Nor may a task call parallel_for of the pool running it: the nested
+  // call would share the outer task's scratch.
   bool parallel_for(int64_t n, int max_workers, int64_t scratch_floats, const Task& task);
 
   // Whether tasks a and b of parallel_for(n, workers, ...) start in one
