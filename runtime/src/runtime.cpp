@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace gdr {
 namespace {
@@ -23,6 +24,29 @@ const std::pair<Route, const char*> kRouteNames[] = {
     {Route::BaselineTwoPass, "baseline-two-pass"},
     {Route::BaselineChunked, "baseline-chunked"},
 };
+
+// int64 copies of a call's index arrays (offsets, slots).
+struct IndexCopies {
+  std::vector<int64_t> cu_seqlens, initial_state_indices, final_state_indices;
+};
+
+// `t` with its index arrays read once, into `copies`: the tasks read the
+// indices again, and must see the values validate() checked even if the
+// caller's arrays change during the call (another thread of a program that
+// released Python's GIL around it).
+Tensors with_copied_indices(const Tensors& t, IndexCopies* copies) {
+  Tensors copied = t;
+  auto copy = [](const Indices& from, std::vector<int64_t>* to, Indices* into) {
+    if (!from.given()) return;
+    to->assign(std::max<int64_t>(from.size, 1), 0);  // a data pointer even for none
+    for (int64_t i = 0; i < from.size; ++i) (*to)[i] = from[i];
+    *into = {to->data(), Indices::Type::Int64, from.size};
+  };
+  copy(t.cu_seqlens, &copies->cu_seqlens, &copied.cu_seqlens);
+  copy(t.initial_state_indices, &copies->initial_state_indices, &copied.initial_state_indices);
+  copy(t.final_state_indices, &copies->final_state_indices, &copied.final_state_indices);
+  return copied;
+}
 
 std::mutex& runners_mutex() {
   static std::mutex m;
@@ -82,8 +106,16 @@ Kernel any_shape_kernel(std::string name, gdr_kernel_fn fn, int64_t column_align
   return k;
 }
 
-Status execute(const Kernel& kernel, const Tensors& t, const Options& options, ThreadPool& pool) {
-  if (Status s = validate(t); !s) return s;
+Status execute(const Kernel& kernel, const Tensors& given, const Options& options, ThreadPool& pool) {
+  if (Status s = validate(given); !s) return s;
+  // The call runs on copies of its indices, validated again (their values):
+  // what was checked is what runs.
+  IndexCopies copies;
+  const bool indexed =
+      given.cu_seqlens.given() || given.initial_state_indices.given() || given.final_state_indices.given();
+  const Tensors t = indexed ? with_copied_indices(given, &copies) : given;
+  if (indexed)
+    if (Status s = validate(t); !s) return s;
   const CallShape shape = call_shape(t);
   if ((kernel.K && kernel.K != t.K) || (kernel.V && kernel.V != t.V))
     return Status::error("kernel " + kernel.name + " was built for K=" + std::to_string(kernel.K) +

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "gdr/runtime.h"
 #include "gdr/reference/reference.h"
@@ -54,6 +55,36 @@ TEST(Execute, AFailingKernelWithoutAMessageIsAStatus) {
   const Status s = execute(k, p.tensors(), o);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message(), "kernel fails failed with code 5");
+}
+
+int64_t g_slots[2];  // the call's final_state_indices, which its first task changes
+std::vector<const float*> g_finals;
+int32_t change_the_slots(const gdr_kernel_args* a) {
+  g_finals.push_back(a->final_state);
+  g_slots[1] = int64_t{1} << 40;  // as another thread of the caller might, mid-call
+  return 0;
+}
+
+// The indices a call runs with are the ones validate() checked: a caller's
+// array changed during the call (another thread, or here the first task)
+// cannot send a later task outside the pool.
+TEST(Execute, TasksUseTheIndicesThatWereValidated) {
+  test::Problem p = test::make_problem(2, 1, 1, 16, 16, {});
+  Tensors t = p.tensors();
+  g_slots[0] = 1;
+  g_slots[1] = 0;
+  t.final_state_indices = {g_slots, Indices::Type::Int64, 2};
+  t.final_state_slots = 2;
+  g_finals.clear();
+  Kernel k;
+  k.name = "change_the_slots";
+  k.fn = change_the_slots;
+  Options o;
+  o.threads = 1;
+  ASSERT_TRUE(execute(k, t, o));
+  ASSERT_EQ(g_finals.size(), 2u);
+  EXPECT_EQ(g_finals[0], t.final_state + 16 * 16);  // sequence 0 to slot 1
+  EXPECT_EQ(g_finals[1], t.final_state);            // sequence 1 to slot 0, as validated
 }
 
 TEST(Execute, TinyCallsLeftToTheRuntimeRunOnTheCaller) {
