@@ -10,6 +10,8 @@ torch is importable, ``import gdr`` also registers ``torch.ops.gdr``
 (``gated_delta_rule`` and ``gated_delta_rule.out``, ExecuTorch's schema).
 """
 
+import numbers
+
 from . import _gdr
 
 __version__ = _gdr.__version__
@@ -40,6 +42,8 @@ def gated_delta_rule(query, key, value, decay, beta, initial_state=None, *, out=
     caches, except in place; out_stores likewise for out (streamed when
     the call's data outgrows the L2 caches). The GIL is released while the kernel runs.
     """
+    _check_options(route=route, threads=threads, layout=layout, in_place=in_place, state_stores=state_stores,
+                   out_stores=out_stores)
     return _gdr.gated_delta_rule(query, key, value, decay, beta, initial_state, out, final_state, route,
                                  threads, layout, cu_seqlens, initial_state_indices, final_state_indices,
                                  in_place, state_stores, out_stores)
@@ -49,8 +53,25 @@ def explain(query, key, value, decay, beta, initial_state=None, *, route="auto",
             cu_seqlens=None, initial_state_indices=None, final_state_indices=None, in_place=False):
     """Which route and schedule gated_delta_rule would run for these
     arguments, e.g. "recurrent w16-vt128-u1-p4 (tuned)". Reads only shapes."""
+    _check_options(route=route, threads=threads, layout=layout, in_place=in_place)
     return _gdr.explain(query, key, value, decay, beta, initial_state, route, threads, layout, cu_seqlens,
                         initial_state_indices, final_state_indices, in_place)
+
+
+def _check_options(**options):
+    # The keyword arguments' types, so that a wrong one is one ValueError
+    # line naming it (not pybind11's TypeError listing every argument).
+    for name, value in options.items():
+        if name == "in_place":
+            if not isinstance(value, bool) and type(value).__name__ != "bool_":  # numpy.bool_
+                raise ValueError(f"in_place: expected a bool, got {type(value).__name__}")
+        elif name == "threads":
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise ValueError(f"threads: expected an int, got {type(value).__name__}")
+            if not 0 <= value < 2**31:
+                raise ValueError(f"threads: must be >= 0 (0: the runtime decides) and below 2**31, got {value}")
+        elif not isinstance(value, str):
+            raise ValueError(f"{name}: expected a str, got {type(value).__name__}")
 
 
 def configure(cache_dir="", tuning_db="", verbosity=-1):

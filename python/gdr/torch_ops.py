@@ -32,9 +32,13 @@ _POOL_NAMES = ("query", "key", "value", "decay", "beta", "state_pool")
 
 def _check(name, t):
     # What a tensor without data (fake, meta) can be checked for; the C++
-    # API's checks (shapes, overlaps) come after.
+    # API's checks (shapes, overlaps) come after. No backward: a tensor that
+    # requires grad is refused, not run with the outputs cut from the graph.
     if not isinstance(t, torch.Tensor):
         raise ValueError(f"{name}: expected a torch.Tensor, got {type(t).__name__}")
+    if torch.is_grad_enabled() and t.requires_grad:
+        raise RuntimeError(f"{name}: requires grad, but torch.ops.gdr has no backward (forward only): call it under "
+                           "torch.no_grad() or torch.inference_mode(), or on tensors that do not require grad")
     if t.dtype != torch.float32:
         raise ValueError(f"{name}: expected float32, got {str(t.dtype).replace('torch.', '')}")
     if not t.is_contiguous():
@@ -91,6 +95,13 @@ def _shapes(names, tensors, layout, cu_seqlens, slots=(None, None)):
                                 **{n: None if t is None else tuple(t.shape) for n, t in indices.items()})
 
 
+def _written(t):
+    # A tensor written in place (out=, a pool) has changed, as autograd must
+    # see (torch >= 2.1 says how; an inference tensor keeps no version).
+    if hasattr(torch.autograd.graph, "increment_version") and not t.is_inference():
+        torch.autograd.graph.increment_version(t)
+
+
 def _run(names, tensors, layout, cu_seqlens, slots=(None, None)):
     # torch's intra-op thread count (torch.set_num_threads), as its own CPU ops use.
     _gdr.run_pointers([_operand(n, t) for n, t in zip(names, tensors)], "auto", torch.get_num_threads(), layout,
@@ -123,6 +134,8 @@ def gated_delta_rule_out(query, key, value, decay, beta, initial_state, *, layou
     gated_delta_rule_out_fake(query, key, value, decay, beta, initial_state, layout=layout, cu_seqlens=cu_seqlens,
                               out=out, final_state_out=final_state_out)
     _run(_NAMES, (query, key, value, decay, beta, initial_state, out, final_state_out), layout, cu_seqlens)
+    _written(out)
+    _written(final_state_out)
     return out, final_state_out
 
 
@@ -140,6 +153,7 @@ def gated_delta_rule_pool(query, key, value, decay, beta, state_pool, initial_st
                                      cu_seqlens=cu_seqlens)
     _run(_POOL_NAMES + ("out", "state_pool"), (query, key, value, decay, beta, state_pool, out, state_pool), layout,
          cu_seqlens, slots)
+    _written(state_pool)
     return out
 
 
@@ -160,9 +174,21 @@ def _cpp_kernels_for_this_torch():
     return built_for == torch.__version__
 
 
+def _import_cpp_kernels():
+    # A torch whose C++ ABI differs from the runtime's (PyPI wheels before
+    # 2.7 use the old std::string) leaves symbols unresolved: the Python
+    # kernels then, with a warning, not a failed `import gdr`.
+    try:
+        from . import _gdr_torch  # noqa: F401  (defines and implements the ops)
+    except ImportError as e:
+        import warnings
+        warnings.warn(f"gdr: torch.ops.gdr runs its Python kernels: the C++ ones do not load ({e})")
+        return False
+    return True
+
+
 KERNELS = "Python"  # which kernels torch.ops.gdr runs: "C++" or "Python"
-if _cpp_kernels_for_this_torch():
-    from . import _gdr_torch  # noqa: F401  (defines and implements the ops)
+if _cpp_kernels_for_this_torch() and _import_cpp_kernels():
     KERNELS = "C++"
 elif hasattr(torch.library, "register_fake"):  # torch >= 2.4
     for _name, _impl, _fake in _OPS:

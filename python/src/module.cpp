@@ -82,8 +82,10 @@ gdr::ArrayShapes shapes_of(const Call& c) {
   if (c.final_state_indices) s.final_state_indices = gdr::Shape{c.final_state_indices->size};
   s.layout = c.layout;
   s.in_place = c.in_place;
+  // The same array: the same data and shape (a view of another shape at
+  // the same address is checked as an array of its own, and refused).
   s.final_is_initial = c.final_state && c.initial_state && c.final_state->data == c.initial_state->data &&
-                       c.in_place;
+                       c.final_state->shape == c.initial_state->shape && c.in_place;
   return s;
 }
 
@@ -111,10 +113,16 @@ gdr::Tensors bound(const Call& c, gdr::Tensors t) {
   return t;
 }
 
+// Whether the route of `options` takes a call of t's sizes (run_entry.h).
+gdr::Status check_call(const gdr::Tensors& t, const gdr::Options& options) {
+  gdr::jit::Plan plan;
+  return gdr::jit::plan(t, options, &plan);
+}
+
 // Runs the call without the GIL. gdr::run validates it first and writes
-// nothing if it is invalid: a failure validate() also finds is the
-// caller's (ValueError), any other the kernel's (RuntimeError). One
-// validation per call, not two: a decode call is ~100 us.
+// nothing if it is invalid: a failure validate() or check_call() also
+// finds is the caller's (ValueError), any other the kernel's
+// (RuntimeError). Checked after a failure only: a decode call is ~100 us.
 void run_without_gil(const gdr::Tensors& t, const gdr::Options& options) {
   gdr::Status status = gdr::Status::success();
   {
@@ -122,7 +130,7 @@ void run_without_gil(const gdr::Tensors& t, const gdr::Options& options) {
     status = gdr::run(t, options);
   }
   if (status) return;
-  if (!gdr::validate(t)) raise_value_error(status.message());
+  if (!gdr::validate(t) || !check_call(t, options)) raise_value_error(status.message());
   throw std::runtime_error(status.message());
 }
 
@@ -141,7 +149,9 @@ py::array as_array(const char* name, const py::object& o) {
 
 Operand float_operand(const char* name, const py::object& o, bool written) {
   py::array a = as_array(name, o);
-  if (!a.dtype().is(py::dtype::of<float>()))
+  // dtype equality, as NumPy compares them (np.dtype(np.longlong) is not
+  // np.int64's object, and a dtype with metadata is not float32's).
+  if (!a.dtype().equal(py::dtype::of<float>()))
     raise_value_error(std::string(name) + ": expected float32, got " + std::string(py::str(a.dtype())));
   if (written && !a.writeable()) raise_value_error(std::string(name) + ": the array is read-only");
   Operand op;
@@ -156,8 +166,8 @@ std::optional<gdr::Indices> index_operand(const char* name, const py::object& o)
   if (o.is_none()) return std::nullopt;
   py::array a = as_array(name, o);
   gdr::Indices indices;
-  if (a.dtype().is(py::dtype::of<int32_t>())) indices.type = gdr::Indices::Type::Int32;
-  else if (a.dtype().is(py::dtype::of<int64_t>())) indices.type = gdr::Indices::Type::Int64;
+  if (a.dtype().equal(py::dtype::of<int32_t>())) indices.type = gdr::Indices::Type::Int32;
+  else if (a.dtype().equal(py::dtype::of<int64_t>())) indices.type = gdr::Indices::Type::Int64;
   else raise_value_error(std::string(name) + ": expected int32 or int64, got " + std::string(py::str(a.dtype())));
   if (a.ndim() != 1)
     raise_value_error(std::string(name) + ": expected rank 1, got shape " +
@@ -189,7 +199,9 @@ NumpyCall numpy_call(const py::object& query, const py::object& key, const py::o
   c.value = float_operand("value", value, false);
   c.decay = float_operand("decay", decay, false);
   c.beta = float_operand("beta", beta, false);
-  if (!initial_state.is_none()) c.initial_state = float_operand("initial_state", initial_state, in_place);
+  // In place without a final_state the initial pool is written.
+  if (!initial_state.is_none())
+    c.initial_state = float_operand("initial_state", initial_state, in_place && final_state.is_none());
   if (!out.is_none()) c.out = float_operand("out", out, true);
   // In place without a final_state: the initial pool is updated.
   n.final_state = final_state.is_none() && in_place ? initial_state : final_state;
@@ -322,6 +334,7 @@ std::pair<gdr::Shape, gdr::Shape> torch_op_shapes(const std::vector<gdr::Shape>&
   a.final_state_indices = final_state_indices;
   gdr::ShapedCall call;
   if (gdr::Status s = gdr::python::shape_torch_op_call(a, &call); !s) raise_value_error(s.message());
+  if (gdr::Status s = check_call(call.tensors, gdr::Options{}); !s) raise_value_error(s.message());
   return {call.out, call.final_state};
 }
 
@@ -367,6 +380,8 @@ PYBIND11_MODULE(_gdr, m) {
   if (gdr::Status s = gdr::jit::install(); !s) throw std::runtime_error("gdr: " + s.message());
   gdr::python::RunEntry entry = [](const gdr::Tensors& t, const gdr::Options& options) { return gdr::run(t, options); };
   m.attr("run_entry") = py::capsule(reinterpret_cast<void*>(entry), gdr::python::kRunEntryCapsule);
+  gdr::python::CheckEntry check = check_call;
+  m.attr("check_entry") = py::capsule(reinterpret_cast<void*>(check), gdr::python::kCheckEntryCapsule);
   m.def("gated_delta_rule", &gated_delta_rule);
   m.def("explain", &explain);
   m.def("run_pointers", &run_pointers, py::arg("operands"), py::arg("route"), py::arg("threads"),

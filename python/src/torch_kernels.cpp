@@ -23,7 +23,8 @@
 
 namespace {
 
-gdr::python::RunEntry run_entry = nullptr;  // set when gdr._gdr_torch is imported
+gdr::python::RunEntry run_entry = nullptr;      // set when gdr._gdr_torch is imported
+gdr::python::CheckEntry check_entry = nullptr;  // likewise
 
 // torch's Python name of t's dtype, as the Python kernels' messages give it.
 std::string dtype_name(const at::Tensor& t) {
@@ -56,8 +57,13 @@ void check_device(const char* name, const at::Tensor& t, const at::Tensor& query
   }
 }
 
-// The same checks and messages as the Python fallback's _operand().
+// The same checks and messages as the Python fallback's _operand(). The
+// ops have no backward: a tensor that requires grad (with grad mode on) is
+// refused, not run with the outputs silently cut from the graph.
 void check_operand(const char* name, const at::Tensor& t, const at::Tensor& query, bool meta) {
+  TORCH_CHECK(!(at::GradMode::is_enabled() && t.requires_grad()), name,
+              ": requires grad, but torch.ops.gdr has no backward (forward only): call it under "
+              "torch.no_grad() or torch.inference_mode(), or on tensors that do not require grad");
   TORCH_CHECK_VALUE(t.scalar_type() == at::kFloat, name, ": expected float32, got ", dtype_name(t));
   check_device(name, t, query, meta);
   TORCH_CHECK_VALUE(t.is_contiguous(), name, ": expected a contiguous tensor (.contiguous())");
@@ -128,6 +134,11 @@ gdr::ShapedCall shaped(const Call& in, const at::Tensor* out, const at::Tensor* 
   gdr::ShapedCall call;
   const gdr::Status s = gdr::python::shape_torch_op_call(shapes, &call);
   TORCH_CHECK_VALUE(s.ok(), s.message());
+  // The route the ops run (auto) must take the call: fake tensors too, so
+  // that a traced call is one that runs.
+  TORCH_CHECK(check_entry, "gdr: torch.ops.gdr's kernels were loaded without gdr._gdr (import gdr)");
+  const gdr::Status taken = check_entry(call.tensors, gdr::Options{});
+  TORCH_CHECK_VALUE(taken.ok(), taken.message());
   call.tensors.cu_seqlens = cu_seqlens;
   call.tensors.initial_state_indices = initial_indices;
   call.tensors.final_state_indices = final_indices;
@@ -151,11 +162,18 @@ void run(const Call& in, gdr::Tensors t, const at::Tensor& out, const at::Tensor
   // the kernel's. One validation per call: a decode call is ~100 us.
   const gdr::Status ran = run_entry(t, options);
   if (ran.ok()) return;
-  TORCH_CHECK_VALUE(gdr::validate(t).ok(), ran.message());
+  TORCH_CHECK_VALUE(gdr::validate(t).ok() && check_entry(t, options).ok(), ran.message());
   TORCH_CHECK(false, "gdr: ", ran.message());
 }
 
 at::Tensor new_out(const Call& in, const gdr::ShapedCall& call) { return at::empty(call.out, in.value.options()); }
+
+// A tensor the op wrote in place (out=, a pool) has changed, as autograd
+// must see: a copy saved for a backward is then stale, and says so. (An
+// inference tensor keeps no version.)
+void written(const at::Tensor& t) {
+  if (!t.is_inference()) t.unsafeGetTensorImpl()->bump_version();
+}
 
 std::tuple<at::Tensor, at::Tensor> gated_delta_rule(const at::Tensor& query, const at::Tensor& key,
                                                     const at::Tensor& value, const at::Tensor& decay,
@@ -179,6 +197,8 @@ std::tuple<at::Tensor&, at::Tensor&> gated_delta_rule_out(const at::Tensor& quer
                                                           at::Tensor& out, at::Tensor& final_state_out) {
   const Call in{query, key, value, decay, beta, initial_state, layout, cu_seqlens};
   run(in, shaped(in, &out, &final_state_out, false).tensors, out, final_state_out);
+  written(out);
+  written(final_state_out);
   return {out, final_state_out};
 }
 
@@ -191,6 +211,7 @@ at::Tensor gated_delta_rule_pool(const at::Tensor& query, const at::Tensor& key,
   const gdr::ShapedCall call = shaped(in, nullptr, nullptr, false);
   at::Tensor out = new_out(in, call);
   run(in, call.tensors, out, state_pool);
+  written(state_pool);
   return out;
 }
 
@@ -254,4 +275,8 @@ PYBIND11_MODULE(_gdr_torch, m) {
   run_entry = reinterpret_cast<gdr::python::RunEntry>(
       PyCapsule_GetPointer(entry.ptr(), gdr::python::kRunEntryCapsule));
   if (!run_entry) throw pybind11::error_already_set();
+  pybind11::object check = pybind11::module_::import("gdr._gdr").attr("check_entry");
+  check_entry = reinterpret_cast<gdr::python::CheckEntry>(
+      PyCapsule_GetPointer(check.ptr(), gdr::python::kCheckEntryCapsule));
+  if (!check_entry) throw pybind11::error_already_set();
 }

@@ -215,3 +215,52 @@ def test_configure_names_a_bad_option(tmp_path):
     with pytest.raises(ValueError, match="verbosity"):
         gdr.configure(verbosity=3)
     gdr.configure()  # back to the environment's
+
+
+def test_index_dtypes_equal_to_int64_are_taken(rng):
+    # np.longlong is another dtype object than np.int64 on Linux, and equal.
+    arrays = make_inputs(rng, H=2, seqlens=[3, 4])
+    want = gdr.gated_delta_rule(**arrays, cu_seqlens=np.array([0, 3, 7], dtype=np.int64))
+    got = gdr.gated_delta_rule(**arrays, cu_seqlens=np.array([0, 3, 7], dtype=np.longlong))
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_in_place_reads_a_read_only_initial_state_into_another_final_state(rng):
+    arrays = make_inputs(rng, B=2, H=2, T=3)
+    want = gdr.gated_delta_rule(**arrays)
+    arrays["initial_state"].flags.writeable = False
+    got = gdr.gated_delta_rule(**arrays, final_state=np.empty_like(arrays["initial_state"]), in_place=True)
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_in_place_final_state_of_another_shape_at_the_same_address_is_refused(rng):
+    arrays = make_inputs(rng, B=2, H=2, T=3)
+    pool = arrays["initial_state"]
+    before = pool.copy()
+    for view in (pool[:1], pool.reshape(-1)):
+        with pytest.raises(ValueError, match="^final_state: "):
+            gdr.gated_delta_rule(**arrays, final_state=view, in_place=True)
+    np.testing.assert_array_equal(pool, before)
+
+
+def test_more_query_heads_than_the_routes_read_is_a_value_error(rng):
+    arrays = make_inputs(rng, B=1, H=1, Hq=16, T=2)
+    with pytest.raises(ValueError, match="^query_heads: the generated routes read a state head out with at most 8"):
+        gdr.gated_delta_rule(**arrays)
+    got = gdr.gated_delta_rule(**arrays, route="reference")  # which reads any number
+    assert got[0].shape == (1, 16, 2, 16)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("threads", 1.5, "threads: expected an int, got float"),
+    ("threads", 2**40, "threads: must be >= 0 (0: the runtime decides) and below 2**31, got 1099511627776"),
+    ("route", None, "route: expected a str, got NoneType"),
+    ("layout", 3, "layout: expected a str, got int"),
+    ("in_place", "yes", "in_place: expected a bool, got str"),
+    ("state_stores", b"auto", "state_stores: expected a str, got bytes"),
+])
+def test_a_keyword_of_the_wrong_type_is_one_line_naming_it(option, value, message, rng):
+    arrays = make_inputs(rng, B=1, H=2, T=2)
+    with pytest.raises(ValueError) as e:
+        gdr.gated_delta_rule(**arrays, **{option: value})
+    assert str(e.value) == message

@@ -337,3 +337,55 @@ def test_torch_compile_runs_the_op(rng):
     inputs = tensors(make_inputs(rng, B=1, H=4, T=5))
     compiled = torch.compile(lambda *a: torch.ops.gdr.gated_delta_rule(*a)[0] + 1, fullgraph=True)
     assert torch.equal(compiled(*inputs), torch.ops.gdr.gated_delta_rule(*inputs)[0] + 1)
+
+
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_gradients_are_refused_not_dropped(kernels, rng):
+    # No backward: with grad mode on, a tensor that requires grad is an
+    # error naming it (its outputs would otherwise be cut from the graph in
+    # silence); under no_grad the same call runs.
+    arrays = make_inputs(rng, B=1, H=2, T=3)
+    args = tensors(arrays)
+    args[2].requires_grad_(True)
+    op = KERNELS[kernels]()
+    with pytest.raises(RuntimeError, match="^value: requires grad, but torch.ops.gdr has no backward"):
+        op.gated_delta_rule(*args)
+    with torch.no_grad():
+        out, _ = op.gated_delta_rule(*args)
+    assert not out.requires_grad
+
+
+def test_the_pool_op_and_out_variant_bump_what_they_write(rng):
+    # Autograd sees the writes: a copy of the pool saved for a backward is
+    # stale after the pool op, and says so at backward.
+    arrays, offsets, initial, final = pool_call(rng)
+    pool = torch.from_numpy(arrays["initial_state"].copy())
+    before = pool._version
+    torch.ops.gdr.gated_delta_rule_pool(*tensors(arrays)[:5], pool, initial, final, layout="bthd",
+                                        cu_seqlens=offsets)
+    assert pool._version > before
+    plain = make_inputs(rng, B=1, H=2, T=3)
+    out, state = torch.ops.gdr.gated_delta_rule(*tensors(plain))
+    versions = (out._version, state._version)
+    torch.ops.gdr.gated_delta_rule.out(*tensors(plain), out=out, final_state_out=state)
+    assert out._version > versions[0] and state._version > versions[1]
+    weight = torch.ones(1, requires_grad=True)
+    pool = torch.from_numpy(arrays["initial_state"].copy())
+    saved = weight * pool  # saves pool for the backward
+    torch.ops.gdr.gated_delta_rule_pool(*tensors(arrays)[:5], pool, initial, final, layout="bthd",
+                                        cu_seqlens=offsets)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved.sum().backward()
+
+
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_more_query_heads_than_the_routes_read_is_the_callers_error(kernels, rng):
+    # 16 query heads per state head: refused as bad input (ValueError naming
+    # query_heads), by the fake kernels too, so that a traced call runs.
+    arrays = make_inputs(rng, B=1, H=1, Hq=16, T=2)
+    with pytest.raises(ValueError, match="^query_heads: the generated routes read a state head out with at most 8"):
+        KERNELS[kernels]().gated_delta_rule(*tensors(arrays))
+    meta = [t.to("meta") for t in tensors(arrays)]
+    fake = torch_ops.gated_delta_rule_fake if kernels == "Python" else torch.ops.gdr.gated_delta_rule
+    with pytest.raises(ValueError, match="^query_heads: "):
+        fake(*meta)
