@@ -85,6 +85,8 @@ def relative_error(got, want):
 def assert_within_contract(got, yardstick, want):
     """got and yardstick (the float32 reference route's result): tuples of
     (out, final_state), want the float64 reference's."""
+    for g, y, w, name in zip(got, yardstick, want, ("out", "final_state")):
+        assert np.shape(g) == np.shape(y) == np.shape(w), f"{name}: shape {np.shape(g)}, want {np.shape(w)}"
     error = max(relative_error(g, w) for g, w in zip(got, want))
     yard = max(relative_error(y, w) for y, w in zip(yardstick, want))
     assert error <= ERROR_BAR, f"error {error:.3g} > {ERROR_BAR}"

@@ -1,6 +1,7 @@
 """gdr.gated_delta_rule on NumPy arrays: every form of the interface against
 the float64 reference, on the generated routes; the errors."""
 
+import os
 import re
 
 import numpy as np
@@ -84,14 +85,13 @@ def test_streamed_final_states_and_outputs_equal_cached_ones_bit_for_bit(rng):
     # line streams.
     arrays = make_inputs(rng, B=2, H=3, T=5)
     results = {}
-    for stores in ("cached", "streaming", "auto"):
+    for stores in ("cached", "streaming"):  # ("auto" caches calls this small)
         out = line_aligned(arrays["value"].shape)
         final = line_aligned(arrays["initial_state"].shape)
         results[stores] = gdr.gated_delta_rule(**arrays, out=out, final_state=final, state_stores=stores,
                                                out_stores=stores)
-    for stores in ("streaming", "auto"):
-        np.testing.assert_array_equal(results[stores][0], results["cached"][0])
-        np.testing.assert_array_equal(results[stores][1], results["cached"][1])
+    np.testing.assert_array_equal(results["streaming"][0], results["cached"][0])
+    np.testing.assert_array_equal(results["streaming"][1], results["cached"][1])
 
 
 def test_allocated_outputs_start_a_cache_line(rng):
@@ -204,7 +204,13 @@ def test_explain_names_the_route_and_schedule(rng):
 
 
 def test_version_is_the_projects():
-    assert re.fullmatch(r"\d+\.\d+\.\d+", gdr.__version__)
+    # CMake's project version (the module's) and the Python package's are one.
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    with open(os.path.join(root, "CMakeLists.txt")) as f:
+        cmake = re.search(r"project\(gdr VERSION (\S+)", f.read()).group(1)
+    with open(os.path.join(root, "python", "pyproject.toml")) as f:
+        package = re.search(r'^version = "(.+)"$', f.read(), re.M).group(1)
+    assert gdr.__version__ == cmake == package
 
 
 def test_configure_names_a_bad_option(tmp_path):
