@@ -25,7 +25,8 @@ class ThreadPool {
 
   // CPUs this process may run on: its affinity mask (cpusets included),
   // capped by a cgroup CPU quota (a container limited to 2 CPUs on a big
-  // host). Read once per process.
+  // host: the cgroup at /sys/fs/cgroup; not a systemd unit's CPUQuota= on
+  // the host). Read once per process.
   static int usable_cpus();
 
   int size() const { return static_cast<int>(workers_.size()); }
