@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -467,6 +469,22 @@ TEST(GdrBenchTest, LibraryKernelsRunBesideTheRoutes) {
   for (const auto& [args, message] : failing) {
     EXPECT_EQ(bench(dir, "--impl " + args + " --H 2 --T 1 --seconds 0.01", &out, &err), 1) << args;
     EXPECT_EQ(err, message) << args;
+  }
+
+  // --json never replaces an input library, and no error exit leaves its
+  // temporary behind (a usage error, a library that does not load).
+  const std::string lib_bytes = read_file(dir.path("lib16.so"));
+  EXPECT_EQ(bench(dir, "--impl " + library + " --K 16 --V 16 --H 2 --T 1 --json " + dir.path("lib16.so"), &out, &err),
+            2);
+  EXPECT_EQ(err, "gdr-bench: --json " + dir.path("lib16.so") + " is the library of --impl " + dir.path("lib16.so") +
+                     " (gdr-bench never overwrites an input)\n");
+  EXPECT_EQ(read_file(dir.path("lib16.so")), lib_bytes);
+  for (const std::string& args : {std::string("--impl bogus"), "--impl library:" + dir.path("missing.so") + ":k",
+                                  std::string("--impl reference --halide-profile yes")}) {
+    EXPECT_NE(bench(dir, args + " --K 16 --V 16 --H 2 --T 1 --json " + dir.path("b.json"), &out, &err), 0) << args;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    for (const auto& e : std::filesystem::directory_iterator(dir.str()))
+      EXPECT_EQ(e.path().filename().string().rfind("b.json", 0), std::string::npos) << args << ": " << e.path();
   }
 }
 #endif

@@ -377,6 +377,14 @@ TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--archive: needs --emit obj"), std::string::npos) << r.err;
   EXPECT_EQ(listing(), std::vector<std::string>{});
+  // The bridge an archive reads is never one of its outputs.
+  fs::copy_file(GDR_HALIDE_ABI_LIBRARY, folder_ + "/abi.a");
+  const std::string bridge = text_of("abi.a");
+  r = compile(std::string(kChunked) + "--out abi --archive 1 --halide-abi abi.a");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gdr-compile: --out abi.a is the --halide-abi file abi.a (gdr-compile never overwrites an input)\n");
+  EXPECT_EQ(text_of("abi.a"), bridge);
+  EXPECT_EQ(listing(), std::vector<std::string>{"abi.a"});
 }
 
 }  // namespace

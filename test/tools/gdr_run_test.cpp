@@ -791,6 +791,23 @@ TEST_F(GdrRunTest, OutputsThatAreInputsOrEachOtherAreRefused) {
   }
 }
 
+// A call whose outputs do not fit in memory (T = 0: inputs of no bytes,
+// V = 2^40) is one line and exit 1, and leaves no output or temporary.
+TEST_F(GdrRunTest, OutOfMemoryIsOneLineAndLeavesNoTemporary) {
+  const int64_t V = int64_t{1} << 40;
+  write("q.npy", {1, 1, 0, 16}, {});
+  write("k.npy", {1, 1, 0, 16}, {});
+  write("v.npy", {1, 1, 0, V}, {});
+  write("d.npy", {1, 1, 0, 16}, {});
+  write("b.npy", {1, 1, 0}, {});
+  const auto before = folder_contents();
+  const RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                                    "--out o.npy --final-state f.npy");
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "gdr-run: out of memory (the call's tensors do not fit)\n");
+  EXPECT_EQ(folder_contents(), before);
+}
+
 // Outputs are written to unique temporaries created with O_EXCL|O_NOFOLLOW:
 // a planted symbolic link at the old fixed name <out>.tmp is not followed,
 // and an input of that name is not consumed.

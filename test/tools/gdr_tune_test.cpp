@@ -820,6 +820,33 @@ TEST_F(GdrTuneTest, UnwritableTargetsFailBeforeTuning) {
   }
 }
 
+// The report's files are neither the database (written after them, it
+// would read the report back) nor folders; lengths that sum to no token are
+// nothing to time. Each refused before tuning, the database as it was.
+TEST_F(GdrTuneTest, ReportFilesThatAreTheDatabaseOrFoldersAreRefusedBeforeTuning) {
+  const std::string db = std::string(compiler::kTuningDbHeader) + "\n";
+  std::ofstream(path("r.json")) << db;
+  std::filesystem::create_directory(path("s.md"));
+  const std::string tiny = "--H 1 --K 4 --V 4 --threads 1 --seconds 0.001 --widths 4 ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--T 1 --report " + path("r") + " --db " + path("r.json"),
+       "gdr-tune: --report " + path("r") + ": " + path("r.json") +
+           " is the --db file (gdr-tune never overwrites an input)\n"},
+      {"--T 1 --report " + path("s") + " --db " + path("db"),
+       "gdr-tune: --report " + path("s") + ": " + path("s.md") + " is a folder\n"},
+      {"--seqlens 0,0 --report " + path("t") + " --db " + path("db"),
+       "gdr-tune: --seqlens: the lengths sum to 0 tokens: nothing to time\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::string out, err;
+    EXPECT_EQ(run(tiny + args, &out, &err), 2) << args;
+    EXPECT_EQ(err, message) << args;
+    EXPECT_EQ(out.find("== T"), std::string::npos) << out;  // no tuning ran
+  }
+  EXPECT_EQ(read(path("r.json")), db);
+  EXPECT_FALSE(std::filesystem::exists(path("db")));
+}
+
 // A database with lines gdr-tune cannot read is not overwritten (that would
 // drop them): one line naming the file and line, before any tuning.
 TEST_F(GdrTuneTest, MalformedDatabaseIsNotOverwritten) {

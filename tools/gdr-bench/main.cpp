@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <set>
@@ -201,7 +202,9 @@ Config parse_args(int argc, char** argv) {
     c.shapes = {base};
   }
   c.json = flags.get("--json");
-  c.halide_profile = flags.get("--halide-profile") == "1";
+  int64_t profile = 0;
+  if (gdr::Status s = flags.integer("--halide-profile", 0, 1, &profile); !s) die(s.message());
+  c.halide_profile = profile == 1;
   int64_t interleave = 0;
   if (gdr::Status s = flags.integer("--interleave-cases", 0, 1, &interleave); !s) die(s.message());
   c.interleave_cases = interleave == 1;
@@ -224,13 +227,13 @@ std::string json_record(const Record& r) {
   return "{\"impl\": " + gdr::tools::json_string(r.impl) + ", " + buf;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Config config = parse_args(argc, argv);
   // The --json file is checked (and staged) before an hour of measuring: a
-  // path that cannot be written is a usage error, like a bad flag.
-  gdr::support::StagedOutputs json_output;
+  // path that cannot be written is a usage error, like a bad flag. Static:
+  // die() and fail() end the process with std::exit, which destroys it
+  // (and its temporary) where a local would be left.
+  static gdr::support::StagedOutputs json_output;
   if (!config.json.empty())
     if (gdr::Status s = json_output.add("--json " + config.json, config.json); !s) die(s.message());
   if (gdr::Status s = gdr::tools::install_all_routes(); !s) die(s.message());
@@ -243,6 +246,10 @@ int main(int argc, char** argv) {
   }
   std::vector<Impl> impls;
   for (const std::string& text : config.impls) impls.push_back(parse_impl(text));
+  for (const Impl& impl : impls)
+    if (!config.json.empty() && !impl.library_file.empty() && gdr::support::same_file(config.json, impl.library_file))
+      die("--json " + config.json + " is the library of --impl " + impl.library_file +
+          " (gdr-bench never overwrites an input)");
   // Libraries load once the whole list has parsed: a usage error first, and
   // no library's initialisers before that.
   for (size_t i = 0; i < impls.size(); ++i) {
@@ -489,4 +496,14 @@ int main(int argc, char** argv) {
     std::printf("\nwrote %s\n", config.json.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    fail("out of memory (try smaller --B, --H, --T, --K, --V)");
+  }
 }

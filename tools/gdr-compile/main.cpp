@@ -364,9 +364,14 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, const gdr::compi
   Libraries libraries;
   if (gdr::Status s = libraries_of(flags, emit, /*chunked=*/true, target, &libraries); !s)
     return usage_error(s.message());
+  const std::string& prefix = args["--out"];
+  // The bridge is read into the library or archive: never an output.
+  for (const char* suffix : {".o", ".h", ".s", ".ll", ".so", ".a"})
+    if (!libraries.halide_abi.empty() && gdr::support::same_file(prefix + suffix, libraries.halide_abi))
+      return usage_error("--out " + prefix + suffix + " is the --halide-abi file " + libraries.halide_abi +
+                         " (gdr-compile never overwrites an input)");
   gdr::support::StagedOutputs outputs;
   gdr::compiler::ChunkedFiles files;
-  const std::string& prefix = args["--out"];
   auto stage = [&](const char* suffix, std::string* path) {
     size_t index = 0;
     gdr::Status s = add_output(outputs, prefix, suffix, &index);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <new>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,9 +87,7 @@ std::string with_flags(const std::string& message, const std::map<std::string, s
   return message;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   // Float tensors (inputs first), then the integer inputs.
   const char* required[] = {"--query", "--key", "--value", "--decay", "--beta", "--out", "--final-state"};
   const char* float_inputs[] = {"--query", "--key", "--value", "--decay", "--beta", "--initial-state"};
@@ -225,4 +224,16 @@ int main(int argc, char** argv) {
       return failed(s.message());
   if (gdr::Status s = outputs.commit(); !s) return failed(s.message());
   return gdr::tools::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Out of memory is a failure like any other: one line, and the staged
+  // outputs' temporaries go with the stack (std::terminate would leave them).
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return failed("out of memory (the call's tensors do not fit)");
+  }
 }

@@ -30,6 +30,7 @@
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/toolchain.h"
 #include "gdr/compiler/tuning_db.h"
+#include "gdr/support/staged_outputs.h"
 #include "gdr/thread_pool.h"
 #include "pace.h"
 #include "plots.h"
@@ -204,6 +205,7 @@ Config parse_args(int argc, char** argv) {
     if (gdr::Status s = gdr::compiler::generated_kernels_take(sizes); !s) die("--Hq: " + s.message());
   }
   if (!o.form.seqlens.empty()) c.T = {o.form.T(0)};
+  if (!o.form.seqlens.empty() && o.form.T(0) == 0) die("--seqlens: the lengths sum to 0 tokens: nothing to time");
   o.widths = gdr::tune::host_widths();
   if (flags.has("--widths")) {
     for (int64_t w : widths)
@@ -221,6 +223,14 @@ Config parse_args(int argc, char** argv) {
   c.T.erase(std::unique(c.T.begin(), c.T.end()), c.T.end());
   check_memory(c);
   if (std::string why = cannot_write(c.report + ".md"); !why.empty()) die("--report " + c.report + ": " + why);
+  // The report's files: none a folder, none the database (written after
+  // them, it would be read back as the report).
+  for (const std::string& file : gdr::tune::report_files(c.report)) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec)) die("--report " + c.report + ": " + file + " is a folder");
+    if (gdr::support::same_file(file, c.db))
+      die("--report " + c.report + ": " + file + " is the --db file (gdr-tune never overwrites an input)");
+  }
   if (std::string why = cannot_write(c.db); !why.empty()) die("--db " + c.db + ": " + why);
   if (gdr::Status s = readable_db(c.db); !s) die("--db " + s.message());
   return c;
@@ -335,8 +345,9 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
   if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) fail("--db " + s.message());
   std::printf("\nreport: %s.md, %s.json\n", config.report.c_str(), config.report.c_str());
   std::string plots;
-  for (const gdr::tune::Plot& p : gdr::tune::report_plots(context, {}))
-    plots += (plots.empty() ? "" : ", ") + config.report + p.suffix;
+  const std::vector<std::string> files = gdr::tune::report_files(config.report);
+  for (size_t i = 2; i < files.size(); ++i)  // after the .md and .json
+    plots += (plots.empty() ? "" : ", ") + files[i];
   std::printf("plots: %s\ntuning db: %s (%zu records written, %zu in all)\n", plots.c_str(), config.db.c_str(),
               fresh.size(), merged.size());
   return 0;

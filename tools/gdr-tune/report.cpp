@@ -274,6 +274,12 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
   return j + "\n]\n";
 }
 
+std::vector<std::string> report_files(const std::string& prefix) {
+  std::vector<std::string> files = {prefix + ".md", prefix + ".json"};
+  for (const Plot& p : report_plots(ReportContext{}, {})) files.push_back(prefix + p.suffix);
+  return files;
+}
+
 Status write_report(const std::string& prefix, const ReportContext& context,
                     const std::vector<CaseResult>& cases) {
   std::error_code ec;

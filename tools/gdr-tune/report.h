@@ -33,8 +33,11 @@ std::string duration_text(double ns, int digits = 4);
 std::string report_markdown(const ReportContext& context, const std::vector<CaseResult>& cases);
 std::string report_json(const ReportContext& context, const std::vector<CaseResult>& cases);
 
-// Writes <prefix>.md, <prefix>.json and the plots (<prefix>-*.svg,
-// plots.h), creating the folder: all of them or none.
+// The files write_report writes: <prefix>.md, <prefix>.json and the plots
+// (<prefix>-*.svg, plots.h).
+std::vector<std::string> report_files(const std::string& prefix);
+
+// Writes report_files(prefix), creating the folder: all of them or none.
 Status write_report(const std::string& prefix, const ReportContext& context,
                     const std::vector<CaseResult>& cases);
 
