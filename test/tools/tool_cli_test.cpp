@@ -178,6 +178,15 @@ TEST_F(ToolCliTest, OptHelpLeadsWithGdrPassesAndItsExitCodes) {
   r = run(GDR_OPT_PATH, path("good.mlir") + " --gdr-attach-schedule");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("module"), std::string::npos) << r.out;
+  // A failed run leaves an existing -o file as it was, the input itself
+  // included; a good one replaces it.
+  std::ofstream(path("kept.txt")) << "kept\n";
+  EXPECT_EQ(run(GDR_OPT_PATH, path("bad.mlir") + " -o " + path("kept.txt")).exit_code, tools::kExitFailed);
+  EXPECT_EQ(read(path("kept.txt")), "kept\n");
+  EXPECT_EQ(run(GDR_OPT_PATH, path("bad.mlir") + " -o " + path("bad.mlir")).exit_code, tools::kExitFailed);
+  EXPECT_EQ(read(path("bad.mlir")), "func @f() { return %x : i32 }\n");
+  EXPECT_EQ(run(GDR_OPT_PATH, path("good.mlir") + " -o " + path("kept.txt")).exit_code, 0);
+  EXPECT_NE(read(path("kept.txt")).find("module"), std::string::npos);
 }
 
 TEST_F(ToolCliTest, TuneUsageErrors) {

@@ -6,7 +6,6 @@
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/InitLLVM.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/ToolOutputFile.h>
 #include <llvm/Support/raw_ostream.h>
 #include <mlir/Dialect/LLVMIR/LLVMDialect.h>
 #include <mlir/IR/AsmState.h>
@@ -23,6 +22,7 @@
 
 #include "exit_codes.h"
 #include "gdr/Dialect/GdrPasses.h"
+#include "gdr/support/staged_outputs.h"
 #include "version.h"
 
 namespace cl = llvm::cl;
@@ -85,15 +85,30 @@ int main(int argc, char** argv) {
     llvm::errs() << "gdr-opt: " << error << "\n";
     return gdr::tools::kExitFailed;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(output_filename, &error);
-  if (!output) {
-    llvm::errs() << "gdr-opt: " << error << "\n";
+  // The output is staged (checked first, renamed into place once whole): a
+  // failed run leaves an existing -o file, the input itself included, as it was.
+  gdr::support::StagedOutputs outputs;
+  const bool to_file = output_filename != "-";
+  if (to_file)
+    if (gdr::Status s = outputs.add("-o " + output_filename, output_filename); !s) {
+      llvm::errs() << "gdr-opt: " << s.message() << "\n";
+      return gdr::tools::kExitUsage;
+    }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (mlir::failed(mlir::MlirOptMain(os, std::move(input), pass_pipeline, registry, split_input_file,
+                                     verify_diagnostics, verify_passes, allow_unregistered_dialects)))
+    return gdr::tools::kExitFailed;
+  os.flush();
+  if (!to_file) {
+    llvm::outs() << text;
+    return gdr::tools::kExitOk;
+  }
+  gdr::Status s = outputs.write(0, {text});
+  if (s) s = outputs.commit();
+  if (!s) {
+    llvm::errs() << "gdr-opt: " << s.message() << "\n";
     return gdr::tools::kExitFailed;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), pass_pipeline, registry,
-                                     split_input_file, verify_diagnostics, verify_passes,
-                                     allow_unregistered_dialects)))
-    return gdr::tools::kExitFailed;
-  output->keep();
   return gdr::tools::kExitOk;
 }
