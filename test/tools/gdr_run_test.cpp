@@ -445,6 +445,19 @@ TEST_F(GdrRunTest, InPlaceUpdatesThePoolFile) {
   for (const auto& [name, bytes] : folder_contents())
     EXPECT_EQ(name.find(".tmp"), std::string::npos) << name << " was left behind";
 
+  // Named through a symbolic link, the pool itself is updated (the link
+  // stays a link): the same bits as the call above.
+  const std::string updated = bytes_of("s.npy");
+  write_form(p);
+  ASSERT_EQ(::symlink("s.npy", path("link.npy").c_str()), 0);
+  r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                    "--initial-state s.npy --out out.npy --final-state link.npy --in-place 1 " + form_flags(p));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(bytes_of("s.npy"), updated);
+  ASSERT_EQ(lstat(path("link.npy").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  std::remove(path("link.npy").c_str());
+
   // The same call functional: the same bits.
   write_form(p);
   write("fs.npy", {4, p.H, p.K, p.V}, p.initial_state);

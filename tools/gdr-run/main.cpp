@@ -147,7 +147,16 @@ int run(int argc, char** argv) {
                          ": gdr-run never overwrites an input" +
                          (std::string(input) == "--initial-state" ? " (but with --in-place 1)" : ""));
     }
-    if (gdr::Status s = outputs.add(named(output), args[output]); !s) return usage_error(s.message());
+    // The one pool, updated in place: written where it is, through a
+    // symbolic link that names it (a rename over the link would replace
+    // the link and leave the pool as it was).
+    std::string target = args[output];
+    if (same_pool && std::string(output) == "--final-state") {
+      std::error_code ec;
+      const std::filesystem::path resolved = std::filesystem::canonical(target, ec);
+      if (!ec) target = resolved.string();
+    }
+    if (gdr::Status s = outputs.add(named(output), target); !s) return usage_error(s.message());
   }
 
   std::map<std::string, gdr::npy::Array> in;
