@@ -275,6 +275,8 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   gdr::support::StagedOutputs outputs;
   if (emit == "mlir") {
     if (gdr::Status s = add_output(outputs, prefix, ".mlir"); !s) return usage_error(s.message());
+    // The module the other outputs would lower: verified first, as they are.
+    if (gdr::Status s = gdr::compiler::check_recurrent_schedule(spec, schedule, target); !s) return failed(s.message());
     const std::string text = gdr::compiler::recurrent_module_text(spec, schedule, target);
     if (gdr::Status s = outputs.write(0, {text}); !s) return failed(s.message());
   } else if (text_outputs.count(emit)) {
