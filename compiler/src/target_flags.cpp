@@ -12,13 +12,19 @@ Status with_flag(const char* flag, Status s) {
   return s ? s : Status::error(std::string(flag) + ": " + s.message());
 }
 
+// target_for(triple, cpu, ...)'s error named by the flag the user gave: the
+// CPU's if one was given, else the triple's (whose generic CPU it is).
+Status cpu_or_triple(const char* triple_flag, const std::string& cpu, Status s) {
+  return with_flag(cpu.empty() ? triple_flag : "--cpu", s);
+}
+
 }  // namespace
 
 Status resolve_target(const TargetFlags& f, Target* target) {
   if (f.target.empty() || (f.target == "host" && f.cpu.empty() && f.triple.empty())) {
     if (!f.triple.empty())
       if (std::string why = why_triple_unknown(f.triple); !why.empty()) return Status::error("--triple: " + why);
-    return with_flag("--cpu", target_for(f.triple, f.cpu, f.features, target));
+    return cpu_or_triple("--triple", f.cpu, target_for(f.triple, f.cpu, f.features, target));
   }
   if (!f.triple.empty()) return Status::error("--triple: give --target or --triple, not both");
   if (f.target == "host") return Status::error("--cpu: --target host is this CPU; give a triple with --cpu");
@@ -48,7 +54,7 @@ Status resolve_target(const TargetFlags& f, Target* target) {
                          ", an x86-64 or aarch64 CPU name such as haswell or cortex-a76, or an LLVM "
                          "triple such as aarch64-linux-gnu)");
   }
-  return with_flag("--cpu", target_for(f.target, f.cpu, f.features, target));
+  return cpu_or_triple("--target", f.cpu, target_for(f.target, f.cpu, f.features, target));
 }
 
 }  // namespace gdr::compiler

@@ -78,6 +78,9 @@ TEST(Target, BadFlagsAreRefusedNamingTheFlag) {
       {{"aarch64-linux-gnu", "", "haswell"}, "--cpu: unknown CPU 'haswell' for aarch64-linux-gnu"},
       {{"", "nonsense-triple"}, "--triple: no LLVM target for nonsense-triple"},
       {{"", "", "notacpu"}, "--cpu: unknown CPU 'notacpu' for "},
+      // No --cpu: the triple's generic CPU, named by the flag given.
+      {{"", "riscv64-unknown-linux-gnu"}, "--triple: unknown CPU 'generic' for riscv64-unknown-linux-gnu"},
+      {{"riscv64-unknown-linux-gnu"}, "--target: unknown CPU 'generic' for riscv64-unknown-linux-gnu"},
   };
   for (const Bad& b : cases) {
     Target t;
