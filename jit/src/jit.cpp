@@ -82,10 +82,15 @@ std::string Plan::str() const {
   return std::string(route_name(route)) + " " + schedule + (tuned ? " (tuned)" : " (default)");
 }
 
-Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
+Status takes(const Tensors& t, const gdr::Options& options) {
   if (Status s = validate_sizes(t); !s) return s;
   if (is_planned(options.route) || options.route == Route::ChunkedAutoschedule)
-    if (Status s = compiler::generated_kernels_take(t); !s) return s;
+    return compiler::generated_kernels_take(t);
+  return Status::success();
+}
+
+Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
+  if (Status s = takes(t, options); !s) return s;
   Plan p;
   if (is_planned(options.route)) {
     const compiler::Plan c = compiler::plan(options.route, t, options.threads);
@@ -105,12 +110,9 @@ Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
 }
 
 Status warm_up(const Tensors& t, const gdr::Options& options) {
-  if (Status s = validate_sizes(t); !s) return s;
+  if (Status s = takes(t, options); !s) return s;
   if (is_planned(options.route)) return compiler::warm_up_planned(options.route, t, options);
-  if (options.route == Route::ChunkedAutoschedule) {
-    if (Status s = compiler::generated_kernels_take(t); !s) return s;
-    return compiler::compile_chunked(autoschedule_spec(t)).status;
-  }
+  if (options.route == Route::ChunkedAutoschedule) return compiler::compile_chunked(autoschedule_spec(t)).status;
   return Status::success();
 }
 

@@ -12,6 +12,8 @@ torch is importable, ``import gdr`` also registers ``torch.ops.gdr``
 
 import numbers
 
+import numpy as _np
+
 from . import _gdr
 
 __version__ = _gdr.__version__
@@ -63,7 +65,9 @@ def _check_options(**options):
     # line naming it (not pybind11's TypeError listing every argument).
     for name, value in options.items():
         if name == "in_place":
-            if not isinstance(value, bool) and type(value).__name__ != "bool_":  # numpy.bool_
+            # A bool, NumPy's too, or 0 and 1 (which pybind11 took before).
+            if not isinstance(value, (bool, _np.bool_)) and not (isinstance(value, numbers.Integral)
+                                                                and value in (0, 1)):
                 raise ValueError(f"in_place: expected a bool, got {type(value).__name__}")
         elif name == "threads":
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):

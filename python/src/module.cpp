@@ -113,14 +113,8 @@ gdr::Tensors bound(const Call& c, gdr::Tensors t) {
   return t;
 }
 
-// Whether the route of `options` takes a call of t's sizes (run_entry.h).
-gdr::Status check_call(const gdr::Tensors& t, const gdr::Options& options) {
-  gdr::jit::Plan plan;
-  return gdr::jit::plan(t, options, &plan);
-}
-
 // Runs the call without the GIL. gdr::run validates it first and writes
-// nothing if it is invalid: a failure validate() or check_call() also
+// nothing if it is invalid: a failure validate() or jit::takes() also
 // finds is the caller's (ValueError), any other the kernel's
 // (RuntimeError). Checked after a failure only: a decode call is ~100 us.
 void run_without_gil(const gdr::Tensors& t, const gdr::Options& options) {
@@ -130,7 +124,7 @@ void run_without_gil(const gdr::Tensors& t, const gdr::Options& options) {
     status = gdr::run(t, options);
   }
   if (status) return;
-  if (!gdr::validate(t) || !check_call(t, options)) raise_value_error(status.message());
+  if (!gdr::validate(t) || !gdr::jit::takes(t, options)) raise_value_error(status.message());
   throw std::runtime_error(status.message());
 }
 
@@ -334,7 +328,7 @@ std::pair<gdr::Shape, gdr::Shape> torch_op_shapes(const std::vector<gdr::Shape>&
   a.final_state_indices = final_state_indices;
   gdr::ShapedCall call;
   if (gdr::Status s = gdr::python::shape_torch_op_call(a, &call); !s) raise_value_error(s.message());
-  if (gdr::Status s = check_call(call.tensors, gdr::Options{}); !s) raise_value_error(s.message());
+  if (gdr::Status s = gdr::jit::takes(call.tensors, gdr::Options{}); !s) raise_value_error(s.message());
   return {call.out, call.final_state};
 }
 
@@ -380,7 +374,7 @@ PYBIND11_MODULE(_gdr, m) {
   if (gdr::Status s = gdr::jit::install(); !s) throw std::runtime_error("gdr: " + s.message());
   gdr::python::RunEntry entry = [](const gdr::Tensors& t, const gdr::Options& options) { return gdr::run(t, options); };
   m.attr("run_entry") = py::capsule(reinterpret_cast<void*>(entry), gdr::python::kRunEntryCapsule);
-  gdr::python::CheckEntry check = check_call;
+  gdr::python::CheckEntry check = gdr::jit::takes;
   m.attr("check_entry") = py::capsule(reinterpret_cast<void*>(check), gdr::python::kCheckEntryCapsule);
   m.def("gated_delta_rule", &gated_delta_rule);
   m.def("explain", &explain);

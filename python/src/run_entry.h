@@ -12,10 +12,11 @@ namespace gdr::python {
 using RunEntry = Status (*)(const Tensors& t, const Options& options);
 constexpr const char kRunEntryCapsule[] = "gdr._gdr.run_entry";
 
-// gdr::jit::plan's checks (the sizes, and what the generated routes take:
-// at most 8 query heads per state head), reading no data: a call that
-// fails them is the caller's error (ValueError), fake and meta tensors
-// included; a run that fails after passing them and validate() is gdr's.
+// gdr::jit::takes: the sizes, and what the generated routes take (at most
+// 8 query heads per state head), reading no data and planning nothing: a
+// call that fails it is the caller's error (ValueError), fake and meta
+// tensors included; a run that fails after passing it and validate() is
+// gdr's.
 using CheckEntry = Status (*)(const Tensors& t, const Options& options);
 constexpr const char kCheckEntryCapsule[] = "gdr._gdr.check_entry";
 

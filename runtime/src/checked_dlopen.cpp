@@ -4,8 +4,24 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 namespace gdr {
+namespace {
+
+// The same file, unchanged: device and inode, size and modification time
+// (a rename over a path gives another inode; `cp` over it keeps the inode).
+bool unchanged(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+const char kStaleLibrary[] =
+    "another library loaded earlier from this path is still loaded, not the file there now (a library stays "
+    "loaded for the life of the process: load the new one from another path)";
 
 void* dlopen_checked_file(const struct stat& checked, const std::string& path, std::string* why) {
   struct stat named;
@@ -13,10 +29,7 @@ void* dlopen_checked_file(const struct stat& checked, const std::string& path, s
     *why = std::strerror(errno);
     return nullptr;
   }
-  // A rename over the path (another inode) or a write into the file (`cp`
-  // over it keeps the inode) since it was read.
-  if (named.st_dev != checked.st_dev || named.st_ino != checked.st_ino || named.st_size != checked.st_size ||
-      named.st_mtim.tv_sec != checked.st_mtim.tv_sec || named.st_mtim.tv_nsec != checked.st_mtim.tv_nsec) {
+  if (!unchanged(named, checked)) {
     *why = "it changed on disk while it was being checked (load it again)";
     return nullptr;
   }
@@ -25,6 +38,17 @@ void* dlopen_checked_file(const struct stat& checked, const std::string& path, s
   if (!library) {
     const char* error = dlerror();
     *why = error ? error : "unknown error";
+    return nullptr;
+  }
+  // Each library loaded here, and the file it was loaded from.
+  static std::mutex mutex;
+  static std::map<void*, struct stat> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto [at, first] = loaded.emplace(library, checked);
+  if (!first && !unchanged(at->second, checked)) {
+    dlclose(library);
+    *why = kStaleLibrary;
+    return nullptr;
   }
   return library;
 }

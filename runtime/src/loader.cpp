@@ -79,25 +79,19 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   std::string why;
   void* library = dlopen_checked_file(on_disk.file, file, &why);
   if (!library) return Status::error("cannot load kernel library " + path + ": " + why);
-  auto fn = reinterpret_cast<gdr_kernel_fn>(dlsym(library, symbol.c_str()));
-  if (!fn) {
-    dlclose(library);
-    return Status::error(path + ": no kernel '" + symbol + "'");
-  }
-  // dlopen gives back a library it loaded before from the same path, even
-  // if another file is there now: the kernel that runs must be the one
-  // read (its table and CPU features as in the file).
+  // The kernel that runs must be the one read. A library loaded before
+  // from this path by other means than load_kernel (dlopen_checked_file
+  // knows its own) is seen by its entry point, table and CPU features.
   auto as_read = [&](const std::string& name) {
     const auto read = on_disk.symbols.find(name);
     if (read == on_disk.symbols.end()) return true;
     const void* loaded = dlsym(library, name.c_str());
     return loaded && std::memcmp(loaded, read->second.data(), read->second.size()) == 0;
   };
-  if (!as_read(info_symbol) || !as_read(features_symbol)) {
+  auto fn = reinterpret_cast<gdr_kernel_fn>(dlsym(library, symbol.c_str()));
+  if (!fn || !as_read(info_symbol) || !as_read(features_symbol)) {
     dlclose(library);
-    return Status::error(path + ": another library loaded earlier from this path is still loaded, and kernel '" +
-                         symbol + "' there is not the one in the file now (a library stays loaded for the life "
-                         "of the process: load the new one from another path)");
+    return Status::error("cannot load kernel library " + path + ": " + kStaleLibrary);
   }
   *kernel = kernel_from_info(symbol, fn, facts);
   // A chunked library's bridge keeps its Halide errors' messages.

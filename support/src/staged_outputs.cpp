@@ -129,8 +129,12 @@ bool same_file(const std::string& a, const std::string& b) {
                   : na == nb;
 }
 
-StagedOutputs::~StagedOutputs() {
-  if (!committed_) remove_temporaries();
+StagedOutputs::~StagedOutputs() { abandon(); }
+
+void StagedOutputs::abandon() {
+  if (committed_) return;
+  remove_temporaries();
+  outputs_.clear();
 }
 
 void StagedOutputs::remove_temporaries() {

@@ -153,14 +153,10 @@ TEST_F(GdrCompileTest, EmitStopsAtEachStage) {
   EXPECT_NE(bad.err.find("--emit: expected mlir, llvm, asm or obj, got 'exe'"), std::string::npos) << bad.err;
 }
 
-// A --cpu brings its own features and vector width, never the host's: a
-// Haswell or x86-64-v3 object has no 512-bit registers whatever this
-// machine has, x86-64-v4 does, and an aarch64 CPU gets NEON's 4 floats and an
-// AArch64 object. The header's constants come from each object's own table.
 // A schedule the verifier refuses is refused at every stage, the gdr module
 // (--emit mlir) too: exit 1, nothing written.
 TEST_F(GdrCompileTest, EveryEmitVerifiesTheModule) {
-  for (const char* emit : {"mlir", "llvm", "obj"}) {
+  for (const char* emit : {"mlir", "llvm", "asm", "obj"}) {
     const Result r = compile(std::string(kRecurrent) + "--unroll 999 --out m --emit " + emit);
     EXPECT_EQ(r.exit_code, 1) << emit;
     EXPECT_NE(r.err.find("'unroll' must be from 1 to 16, got 999"), std::string::npos) << emit << ": " << r.err;
@@ -168,6 +164,10 @@ TEST_F(GdrCompileTest, EveryEmitVerifiesTheModule) {
   }
 }
 
+// A --cpu brings its own features and vector width, never the host's: a
+// Haswell or x86-64-v3 object has no 512-bit registers whatever this
+// machine has, x86-64-v4 does, and an aarch64 CPU gets NEON's 4 floats and an
+// AArch64 object. The header's constants come from each object's own table.
 TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
   struct Case {
     std::string flags, name;

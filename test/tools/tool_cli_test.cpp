@@ -178,8 +178,14 @@ TEST_F(ToolCliTest, OptHelpLeadsWithGdrPassesAndItsExitCodes) {
   r = run(GDR_OPT_PATH, path("good.mlir") + " --gdr-attach-schedule");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("module"), std::string::npos) << r.out;
-  // A failed run leaves an existing -o file as it was, the input itself
-  // included; a good one replaces it.
+}
+
+// gdr-opt's -o: a failed run leaves an existing file as it was, the input
+// itself included; a good one replaces it; -o /dev/null is written to, as
+// mlir-opt's is.
+TEST_F(ToolCliTest, OptOutputIsWrittenOnlyWhenTheRunSucceeds) {
+  std::ofstream(path("bad.mlir")) << "func @f() { return %x : i32 }\n";
+  std::ofstream(path("good.mlir")) << "module {}\n";
   std::ofstream(path("kept.txt")) << "kept\n";
   EXPECT_EQ(run(GDR_OPT_PATH, path("bad.mlir") + " -o " + path("kept.txt")).exit_code, tools::kExitFailed);
   EXPECT_EQ(read(path("kept.txt")), "kept\n");
@@ -187,6 +193,8 @@ TEST_F(ToolCliTest, OptHelpLeadsWithGdrPassesAndItsExitCodes) {
   EXPECT_EQ(read(path("bad.mlir")), "func @f() { return %x : i32 }\n");
   EXPECT_EQ(run(GDR_OPT_PATH, path("good.mlir") + " -o " + path("kept.txt")).exit_code, 0);
   EXPECT_NE(read(path("kept.txt")).find("module"), std::string::npos);
+  const Result r = run(GDR_OPT_PATH, path("good.mlir") + " -o /dev/null");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(ToolCliTest, TuneUsageErrors) {

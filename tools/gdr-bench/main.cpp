@@ -95,7 +95,12 @@ const char kUsage[] =
     "                 (gdr::load_kernel, gdr::execute): another build's kernel beside this one's\n"
     "       gdr-bench --version\n";
 
+// The --json output staged while the run lasts: std::exit destroys no
+// local, so exit_with() removes its temporary.
+gdr::support::StagedOutputs* g_json_output = nullptr;
+
 [[noreturn]] void exit_with(int code, const std::string& message) {
+  if (g_json_output) g_json_output->abandon();
   std::exit(gdr::tools::error_line("gdr-bench", code, message));
 }
 // A bad command line: nothing was measured.
@@ -230,10 +235,12 @@ std::string json_record(const Record& r) {
 int run(int argc, char** argv) {
   Config config = parse_args(argc, argv);
   // The --json file is checked (and staged) before an hour of measuring: a
-  // path that cannot be written is a usage error, like a bad flag. Static:
-  // die() and fail() end the process with std::exit, which destroys it
-  // (and its temporary) where a local would be left.
-  static gdr::support::StagedOutputs json_output;
+  // path that cannot be written is a usage error, like a bad flag.
+  gdr::support::StagedOutputs json_output;
+  g_json_output = &json_output;
+  struct Forget {  // before json_output goes (an exception unwinding run())
+    ~Forget() { g_json_output = nullptr; }
+  } forget;
   if (!config.json.empty())
     if (gdr::Status s = json_output.add("--json " + config.json, config.json); !s) die(s.message());
   if (gdr::Status s = gdr::tools::install_all_routes(); !s) die(s.message());

@@ -17,8 +17,10 @@
 #include <mlir/Support/Timing.h>
 #include <mlir/Transforms/Passes.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include "exit_codes.h"
 #include "gdr/Dialect/GdrPasses.h"
@@ -85,11 +87,15 @@ int main(int argc, char** argv) {
     llvm::errs() << "gdr-opt: " << error << "\n";
     return gdr::tools::kExitFailed;
   }
-  // The output is staged (checked first, renamed into place once whole): a
-  // failed run leaves an existing -o file, the input itself included, as it was.
+  // A file is staged (checked first, renamed into place once whole): a
+  // failed run leaves an existing -o file, the input itself included, as it
+  // was. Anything else (-, /dev/null, a FIFO) is written once the run is done.
   gdr::support::StagedOutputs outputs;
-  const bool to_file = output_filename != "-";
-  if (to_file)
+  std::error_code ec;
+  const auto kind = std::filesystem::status(output_filename.getValue(), ec).type();
+  const bool staged = output_filename != "-" &&
+                      (kind == std::filesystem::file_type::not_found || kind == std::filesystem::file_type::regular);
+  if (staged)
     if (gdr::Status s = outputs.add("-o " + output_filename, output_filename); !s) {
       llvm::errs() << "gdr-opt: " << s.message() << "\n";
       return gdr::tools::kExitUsage;
@@ -100,8 +106,14 @@ int main(int argc, char** argv) {
                                      verify_diagnostics, verify_passes, allow_unregistered_dialects)))
     return gdr::tools::kExitFailed;
   os.flush();
-  if (!to_file) {
-    llvm::outs() << text;
+  if (!staged) {
+    llvm::raw_fd_ostream out(output_filename, ec);
+    if (!ec) out << text;
+    if (ec || out.has_error()) {
+      llvm::errs() << "gdr-opt: -o " << output_filename << ": " << (ec ? ec.message() : "cannot write") << "\n";
+      out.clear_error();
+      return gdr::tools::kExitFailed;
+    }
     return gdr::tools::kExitOk;
   }
   gdr::Status s = outputs.write(0, {text});

@@ -223,8 +223,8 @@ Config parse_args(int argc, char** argv) {
   c.T.erase(std::unique(c.T.begin(), c.T.end()), c.T.end());
   check_memory(c);
   if (std::string why = cannot_write(c.report + ".md"); !why.empty()) die("--report " + c.report + ": " + why);
-  // The report's files: none a folder, none the database (written after
-  // them, it would be read back as the report).
+  // The report's files: none a folder, none the database (read back after
+  // the report is written, it would be the report).
   for (const std::string& file : gdr::tune::report_files(c.report)) {
     std::error_code ec;
     if (std::filesystem::is_directory(file, ec)) die("--report " + c.report + ": " + file + " is a folder");
@@ -345,9 +345,7 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
   if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) fail("--db " + s.message());
   std::printf("\nreport: %s.md, %s.json\n", config.report.c_str(), config.report.c_str());
   std::string plots;
-  const std::vector<std::string> files = gdr::tune::report_files(config.report);
-  for (size_t i = 2; i < files.size(); ++i)  // after the .md and .json
-    plots += (plots.empty() ? "" : ", ") + files[i];
+  for (const char* suffix : gdr::tune::kPlotSuffixes) plots += (plots.empty() ? "" : ", ") + config.report + suffix;
   std::printf("plots: %s\ntuning db: %s (%zu records written, %zu in all)\n", plots.c_str(), config.db.c_str(),
               fresh.size(), merged.size());
   return 0;

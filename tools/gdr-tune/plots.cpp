@@ -200,10 +200,9 @@ std::vector<std::string> decode_lines(const ReportContext& ctx, const std::vecto
 }
 
 std::vector<Plot> report_plots(const ReportContext& ctx, const std::vector<CaseResult>& cases) {
-  return {{"-time-per-token.svg", "time per token against T per route", svg::line_plot(time_per_token(ctx, cases))},
-          {"-chunked-grid.svg", "chunked route: chunk x vector width", svg::heat_map(chunked_grid(ctx, cases))},
-          {"-decode-bandwidth.svg", "decode bandwidth against the copy floor",
-           svg::line_plot(decode_bandwidth(ctx, cases))}};
+  return {{kPlotSuffixes[0], "time per token against T per route", svg::line_plot(time_per_token(ctx, cases))},
+          {kPlotSuffixes[1], "chunked route: chunk x vector width", svg::heat_map(chunked_grid(ctx, cases))},
+          {kPlotSuffixes[2], "decode bandwidth against the copy floor", svg::line_plot(decode_bandwidth(ctx, cases))}};
 }
 
 }  // namespace gdr::tune

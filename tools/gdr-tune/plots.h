@@ -36,7 +36,9 @@ std::vector<Crossover> crossovers(const ReportContext& context, const std::vecto
 constexpr int64_t kDecodeT = 4;
 std::vector<std::string> decode_lines(const ReportContext& context, const std::vector<CaseResult>& cases);
 
-// The three plots, always all three (a plot without data says so).
+// The three plots, always all three (a plot without data says so), with
+// these suffixes in this order.
+inline constexpr const char* kPlotSuffixes[] = {"-time-per-token.svg", "-chunked-grid.svg", "-decode-bandwidth.svg"};
 std::vector<Plot> report_plots(const ReportContext& context, const std::vector<CaseResult>& cases);
 
 }  // namespace gdr::tune

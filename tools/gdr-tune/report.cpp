@@ -276,7 +276,7 @@ std::string report_json(const ReportContext& ctx, const std::vector<CaseResult>&
 
 std::vector<std::string> report_files(const std::string& prefix) {
   std::vector<std::string> files = {prefix + ".md", prefix + ".json"};
-  for (const Plot& p : report_plots(ReportContext{}, {})) files.push_back(prefix + p.suffix);
+  for (const char* suffix : kPlotSuffixes) files.push_back(prefix + suffix);
   return files;
 }
 

@@ -40,6 +40,12 @@ struct Options {
 // the options (kernels compiled so far stay).
 Status install(const Options& options = {});
 
+// Whether the route of `options` takes a call of t's sizes, without
+// planning it (no tuning database, no thread pool): validate_sizes(), and
+// at most 8 query heads per state head for the generated routes. What
+// plan() checks first; an error here is the caller's.
+Status takes(const Tensors& t, const gdr::Options& options);
+
 // What gdr::run(t, options) runs once install() has been called. Only t's
 // sizes and form are read (for varlen, cu_seqlens' pointer and size, not
 // its data). More query heads per state head than the generated kernels

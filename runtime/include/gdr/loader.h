@@ -22,8 +22,8 @@ namespace gdr {
 // library without it is checked for its vector width only) gives an error
 // naming the file (and what is wrong) and leaves `*kernel` untouched; so
 // does a file changed on disk between that reading and dlopen, and a path
-// from which another library is still loaded (dlopen would give that one
-// back: load a rebuilt kernel from a new path). Either
+// from which another file's library is still loaded (dlopen would give that
+// one back: load a rebuilt kernel from a new path). Either
 // route's library loads: a chunked one carries its Halide runtime. A shared
 // object runs native code: load only files you trust (the kernel cache,
 // which checks its entries, is for JIT builds).

@@ -44,6 +44,10 @@ class StagedOutputs {
   // renamed before it are put back as they were.
   Status commit();
 
+  // Removes the temporaries now, as going out of scope uncommitted does:
+  // for a program about to end through std::exit, which destroys no local.
+  void abandon();
+
  private:
   struct Output {
     std::string what, path, temporary;
