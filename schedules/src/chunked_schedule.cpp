@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 namespace gdr::schedules {
 
@@ -60,9 +61,13 @@ void vectorize_if(Stage s, VarOrRVar x, int vec) {
 // Schedules the reduction `f` (pure init + one update over `red`) as a
 // register-blocked product: its wrapper holds the result at root, tiled over
 // (col, row); f itself is computed per tile, so its accumulators stay in
-// registers while `red` runs innermost over the whole reduction.
+// registers while `red` runs innermost over the whole reduction. With
+// `strip`, a wrapper of the right-hand side for f, the column tiles are the
+// outer loop and each tile's columns of the right-hand side are copied into
+// `strip` (contiguous) once for all its rows.
 Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int row_extent,
-                      int width, int vectors, int tile_rows, Func output = Func(), int row_min = 0) {
+                      int width, int vectors, int tile_rows, Func output = Func(), int row_min = 0,
+                      Func strip = Func()) {
   const ColumnTile ct = column_tile(col_extent, width, vectors);
   const int rows = std::min(tile_rows, row_extent);
   // An output Func that only copies f is tiled itself; otherwise a wrapper
@@ -74,11 +79,21 @@ Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int ro
   // small results go on the stack instead of a halide_malloc per call.
   if (!output.defined())
     result.compute_root().bound(row, row_min, row_extent).bound_storage(col, col_extent);
-  result.tile(col, row, co, ro, ci, ri, ct.tile, rows).reorder(ci, ri, co, ro);
-  if (ct.vec > 1) result.split(ci, cv, cl, ct.vec).reorder(cl, cv, ri, co, ro).vectorize(cl).unroll(cv);
-  result.unroll(ri);
+  const bool columns_outer = strip.defined();
+  result.tile(col, row, co, ro, ci, ri, ct.tile, rows);
+  std::vector<VarOrRVar> order = {ci, ri};
+  if (ct.vec > 1) {
+    result.split(ci, cv, cl, ct.vec).vectorize(cl).unroll(cv);
+    order = {cl, cv, ri};
+  }
+  for (Var tiles : columns_outer ? std::vector<Var>{ro, co} : std::vector<Var>{co, ro}) order.push_back(tiles);
+  result.reorder(order).unroll(ri);
+  if (columns_outer) {
+    strip.compute_at(result, co);
+    if (ct.vec > 1) strip.vectorize(strip.args()[0], ct.vec);
+  }
 
-  f.compute_at(result, co);
+  f.compute_at(result, columns_outer ? ro : co);
   Var fo("fo"), fi("fi");
   if (ct.vec > 1) f.split(col, fo, fi, ct.vec).vectorize(fi).unroll(fo);
   f.unroll(row);
@@ -173,7 +188,18 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s, const Target& t
   vectorize_if(g.q_in, r, vk);
   g.lhs.compute_root();
   vectorize_if(g.lhs, r, vk);
-  schedule_product(g.wq, v, i, rk, V, (1 + g.R) * C, W, kTileVectors, rows);
+  // The state product reads the whole state once per tile of rows: 2C /
+  // rows times a chunk (8 at c16 with 4-row tiles). Past 128 KiB of state
+  // (which with the next state no longer fits half a 512 KiB L2) each column
+  // tile's rows of the state are copied into a contiguous strip (16 KiB at
+  // K = 256) and the tile's rows all read it from L1. AVX2, AMD Zen 3,
+  // c16-w8, T = 512, AOT libraries alternated in one gdr-bench run, two runs
+  // (2026-12-07), without / with, ms on 1 and 2 threads: K = V = 256, H = 16
+  // 60.4 / 57.3 and 34.7 / 32.0, 62.2 / 57.7 and 30.9 / 29.0; K = V = 128
+  // and 64 (H = 32) within 2%. Measured on 16 registers only (4-row tiles).
+  const bool state_strips = rows == 4 && int64_t{K} * V * 4 > 128 * 1024;
+  schedule_product(g.wq, v, i, rk, V, (1 + g.R) * C, W, kTileVectors, rows, Func(), 0,
+                   state_strips ? g.state_in.in(g.wq) : Func());
   schedule_product(g.intra, v, i, rc, V, C, W, kTileVectors, rows);
   g.k_out.compute_root();
   vectorize_if(g.k_out, r, vk);
