@@ -35,23 +35,6 @@ sigset_t ending_signals() {
   return set;
 }
 
-// Holds those signals back on this thread while it lives: between creating
-// a temporary and noting it for the handler, and while commit() renames
-// (a signal then would leave old and new outputs mixed, or a backup).
-class HoldEndingSignals {
- public:
-  HoldEndingSignals() {
-    const sigset_t set = ending_signals();
-    ::pthread_sigmask(SIG_BLOCK, &set, &saved_);
-  }
-  ~HoldEndingSignals() { ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
-  HoldEndingSignals(const HoldEndingSignals&) = delete;
-  HoldEndingSignals& operator=(const HoldEndingSignals&) = delete;
-
- private:
-  sigset_t saved_;
-};
-
 // The temporaries of the process's live StagedOutputs, for a signal that
 // ends the process (Ctrl-C, kill) to delete: a handler may only unlink
 // (async-signal-safe), so the paths sit in fixed slots, each live only once
@@ -73,6 +56,15 @@ class LiveTemporaries {
   }
   void remove(int slot) {
     if (slot >= 0) slots_[slot].state.store(kFree);
+  }
+
+  // While a thread holds the signals back (HoldEndingSignals), one that
+  // reaches another thread, whose mask lets it in, is deferred: the holder
+  // ends the process when it lets go.
+  void enter_held() { held_.fetch_add(1); }
+  void leave_held() {
+    held_.fetch_sub(1);
+    if (const int sig = deferred_.exchange(0)) on_signal(sig);  // pending here until the mask is restored
   }
 
   static LiveTemporaries& instance() {
@@ -106,14 +98,63 @@ class LiveTemporaries {
   }
   static void on_signal(int sig) {
     const int saved = errno;
-    for (Slot& slot : instance().slots_)
+    LiveTemporaries& live = instance();
+    if (live.held_.load() > 0) {
+      live.deferred_.store(sig);
+      // Read again: a holder that let go in between may not have seen it.
+      if (live.held_.load() > 0) {
+        errno = saved;
+        return;
+      }
+    }
+    for (Slot& slot : live.slots_)
       if (slot.state.load() == kLive) ::unlink(slot.path);
     errno = saved;
     ::raise(sig);
   }
 
   Slot slots_[kSlots];
+  std::atomic<int> held_{0}, deferred_{0};
 };
+
+// Holds those signals back while it lives, on this thread and, deferred, on
+// the others: between creating a temporary and noting it for the handler,
+// and while commit() renames (a signal then would leave a temporary, or old
+// and new outputs mixed, or a backup).
+class HoldEndingSignals {
+ public:
+  HoldEndingSignals() {
+    const sigset_t set = ending_signals();
+    ::pthread_sigmask(SIG_BLOCK, &set, &saved_);
+    LiveTemporaries::instance().enter_held();
+  }
+  ~HoldEndingSignals() {
+    LiveTemporaries::instance().leave_held();
+    ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+  HoldEndingSignals(const HoldEndingSignals&) = delete;
+  HoldEndingSignals& operator=(const HoldEndingSignals&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
+// Gives the existing file `path` a second name, `*backup`, for commit() to
+// put back: a hard link, or a copy where the file system has none to give
+// (EMLINK, EPERM). "" when no file exists at `path`.
+Status back_up(const std::string& path, std::string* backup) {
+  *backup = temporary_name(path + ".old");
+  if (::link(path.c_str(), backup->c_str()) == 0) return Status::success();
+  if (errno == ENOENT) {
+    backup->clear();
+    return Status::success();
+  }
+  std::error_code error;
+  if (fs::copy_file(path, *backup, error)) return Status::success();
+  std::remove(backup->c_str());
+  return Status::error("cannot keep a copy of " + path + " until every output is in place: " +
+                       error.message());
+}
 
 }  // namespace
 
@@ -191,22 +232,34 @@ Status StagedOutputs::write(size_t i, const std::vector<std::string_view>& parts
 
 Status StagedOutputs::commit() {
   const HoldEndingSignals hold;
-  // Each existing file keeps a second name (a hard link) until all renames
-  // are done, so that a failed rename can put back the ones before it.
+  // Each existing file but the last keeps a second name until all renames
+  // are done, so that a failed rename can put back the ones before it (the
+  // last output's failed rename changes nothing). Taken before any rename:
+  // one that cannot be taken fails the commit with nothing changed.
   std::vector<std::string> backups(outputs_.size());
+  auto fail = [&](const std::string& why) {
+    for (const std::string& b : backups)
+      if (!b.empty()) std::remove(b.c_str());
+    remove_temporaries();  // those not renamed; the renamed ones are gone
+    committed_ = true;
+    return Status::error(why);
+  };
+  for (size_t i = 0; i + 1 < outputs_.size(); ++i)
+    if (Status s = back_up(outputs_[i].path, &backups[i]); !s) return fail(outputs_[i].what + ": " + s.message());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Output& o = outputs_[i];
-    backups[i] = temporary_name(o.path + ".old");
-    if (::link(o.path.c_str(), backups[i].c_str()) != 0) backups[i].clear();  // none existed
     if (std::rename(o.temporary.c_str(), o.path.c_str()) != 0) {
-      const std::string why = std::strerror(errno);
-      for (size_t j = 0; j < i; ++j)
-        if (backups[j].empty()) std::remove(outputs_[j].path.c_str());
-        else std::rename(backups[j].c_str(), outputs_[j].path.c_str());
-      if (!backups[i].empty()) std::remove(backups[i].c_str());
-      remove_temporaries();  // those not renamed; the renamed ones are gone
-      committed_ = true;
-      return Status::error(o.what + ": cannot rename " + o.temporary + " into place: " + why);
+      std::string why = o.what + ": cannot rename " + o.temporary + " into place: " + std::strerror(errno);
+      for (size_t j = 0; j < i; ++j) {
+        if (backups[j].empty()) {
+          std::remove(outputs_[j].path.c_str());
+        } else if (std::rename(backups[j].c_str(), outputs_[j].path.c_str()) != 0) {
+          // The old file's one copy now: kept, and said where.
+          why += "; the old " + outputs_[j].path + " could not be put back and is " + backups[j];
+        }
+        backups[j].clear();
+      }
+      return fail(why);
     }
   }
   for (const std::string& b : backups)

@@ -6,7 +6,8 @@
 // existed before exactly as it was and no temporary behind; so does a signal
 // that ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, where the program
 // left their default action), whose handler deletes the live temporaries
-// (held back while commit() renames, it ends the process after it).
+// (held back, on whichever thread it reaches, while a temporary is created
+// and while commit() renames: it ends the process after).
 #pragma once
 
 #include <string>
@@ -41,7 +42,8 @@ class StagedOutputs {
   Status write(size_t i, const std::vector<std::string_view>& parts);
 
   // Renames every temporary over its path. If a rename fails, the outputs
-  // renamed before it are put back as they were.
+  // renamed before it are put back as they were (from a hard link, or a
+  // copy where none can be made, taken before the first rename).
   Status commit();
 
   // Removes the temporaries now, as going out of scope uncommitted does:
