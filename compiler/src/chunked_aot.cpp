@@ -16,6 +16,7 @@
 #include "gdr/kernel_abi.h"
 #include "gdr/schedules/chunked_algorithm.h"
 #include "gdr/schedules/chunked_schedule.h"
+#include "gdr/support/scratch_file.h"
 #include "halide_pipeline.h"
 
 namespace gdr::compiler {
@@ -99,7 +100,7 @@ Status compile_chunked_object(const ChunkedSpec& spec, const Target& target, con
       spec.scheduler == Scheduler::Hand ? 32 * spec.schedule.vector_width : target.vector_bits;
   entry.info[GDR_INFO_DECAY_KIND] = spec.decay == DecayKind::Scalar ? GDR_DECAY_SCALAR : GDR_DECAY_CHANNEL;
   entry.info[GDR_INFO_READOUTS] = spec.readouts;
-  ScratchFile pipeline(object_path, ".halide.o");
+  support::ScratchFile pipeline(object_path, ".halide.o");
   if (!pipeline.status()) return pipeline.status();
   if (Status s = compile_chunked_to_files(spec, halide_target, entry.callee,
                                           {pipeline.path(), "", assembly_path, "", ""});

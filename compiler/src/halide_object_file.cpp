@@ -1,14 +1,10 @@
 #include "halide_object_file.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+
+#include "gdr/support/scratch_file.h"
 
 namespace gdr::compiler {
 
@@ -27,19 +23,12 @@ std::filesystem::path scratch_folder() {
 
 Status halide_object_bytes(const std::function<void(const std::string& path)>& write,
                            std::vector<char>* object) {
-  std::string path = (scratch_folder() / "gdr-halide-XXXXXX").string();
-  const int fd = mkstemp(path.data());
-  if (fd < 0)
-    return Status::error("cannot create a temporary file " + path + ": " + std::strerror(errno));
-  ::close(fd);
-  struct Remove {
-    const std::string& path;
-    ~Remove() { std::remove(path.c_str()); }
-  } remove_at_exit{path};
-  write(path);
-  std::ifstream in(path, std::ios::binary);
+  const support::ScratchFile scratch((scratch_folder() / "gdr-halide").string(), "");
+  if (!scratch.status()) return scratch.status();
+  write(scratch.path());
+  std::ifstream in(scratch.path(), std::ios::binary);
   object->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad() || object->empty()) return Status::error("cannot read Halide's object " + path);
+  if (in.bad() || object->empty()) return Status::error("cannot read Halide's object " + scratch.path());
   return Status::success();
 }
 

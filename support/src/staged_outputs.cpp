@@ -1,19 +1,17 @@
 #include "gdr/support/staged_outputs.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 
 #include "gdr/support/atomic_file.h"
 #include "gdr/support/regular_file.h"
+#include "live_temporaries.h"
 
 namespace gdr::support {
 namespace {
@@ -24,120 +22,6 @@ std::string folder_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
 }
-
-// The signals whose default ends the process, which StagedOutputs clean up after.
-constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-sigset_t ending_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : kEndingSignals) sigaddset(&set, sig);
-  return set;
-}
-
-// The temporaries of the process's live StagedOutputs, for a signal that
-// ends the process (Ctrl-C, kill) to delete: a handler may only unlink
-// (async-signal-safe), so the paths sit in fixed slots, each live only once
-// its path is whole. More outputs than slots at once lose only this.
-class LiveTemporaries {
- public:
-  // The slot now holding `path` (its temporary), or -1 if none was free.
-  int add(const std::string& path) {
-    if (path.size() >= kPathBytes) return -1;
-    install_handlers_once();
-    for (int i = 0; i < kSlots; ++i) {
-      int expected = kFree;
-      if (!slots_[i].state.compare_exchange_strong(expected, kFilling)) continue;
-      std::memcpy(slots_[i].path, path.c_str(), path.size() + 1);
-      slots_[i].state.store(kLive);
-      return i;
-    }
-    return -1;
-  }
-  void remove(int slot) {
-    if (slot >= 0) slots_[slot].state.store(kFree);
-  }
-
-  // While a thread holds the signals back (HoldEndingSignals), one that
-  // reaches another thread, whose mask lets it in, is deferred: the holder
-  // ends the process when it lets go.
-  void enter_held() { held_.fetch_add(1); }
-  void leave_held() {
-    held_.fetch_sub(1);
-    if (const int sig = deferred_.exchange(0)) on_signal(sig);  // pending here until the mask is restored
-  }
-
-  static LiveTemporaries& instance() {
-    static LiveTemporaries live;
-    return live;
-  }
-
- private:
-  static constexpr int kSlots = 64, kPathBytes = 4096;
-  enum : int { kFree, kFilling, kLive };
-  struct Slot {
-    std::atomic<int> state{kFree};
-    char path[kPathBytes];
-  };
-
-  // On signals that end a process by default: only where the program left
-  // the default (a handler of its own is its business).
-  static void install_handlers_once() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      for (int sig : kEndingSignals) {
-        struct sigaction now;
-        if (::sigaction(sig, nullptr, &now) != 0 || now.sa_handler != SIG_DFL) continue;
-        struct sigaction ours {};
-        ours.sa_handler = &on_signal;
-        ours.sa_mask = ending_signals();  // one handler at a time
-        ours.sa_flags = SA_RESETHAND;  // the default again: re-raised below, it ends the process
-        ::sigaction(sig, &ours, nullptr);
-      }
-    });
-  }
-  static void on_signal(int sig) {
-    const int saved = errno;
-    LiveTemporaries& live = instance();
-    if (live.held_.load() > 0) {
-      live.deferred_.store(sig);
-      // Read again: a holder that let go in between may not have seen it.
-      if (live.held_.load() > 0) {
-        errno = saved;
-        return;
-      }
-    }
-    for (Slot& slot : live.slots_)
-      if (slot.state.load() == kLive) ::unlink(slot.path);
-    errno = saved;
-    ::raise(sig);
-  }
-
-  Slot slots_[kSlots];
-  std::atomic<int> held_{0}, deferred_{0};
-};
-
-// Holds those signals back while it lives, on this thread and, deferred, on
-// the others: between creating a temporary and noting it for the handler,
-// and while commit() renames (a signal then would leave a temporary, or old
-// and new outputs mixed, or a backup).
-class HoldEndingSignals {
- public:
-  HoldEndingSignals() {
-    const sigset_t set = ending_signals();
-    ::pthread_sigmask(SIG_BLOCK, &set, &saved_);
-    LiveTemporaries::instance().enter_held();
-  }
-  ~HoldEndingSignals() {
-    LiveTemporaries::instance().leave_held();
-    ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
-  }
-  HoldEndingSignals(const HoldEndingSignals&) = delete;
-  HoldEndingSignals& operator=(const HoldEndingSignals&) = delete;
-
- private:
-  sigset_t saved_;
-};
 
 // Gives the existing file `path` a second name, `*backup`, for commit() to
 // put back: a hard link, or a copy where the file system has none to give

@@ -32,6 +32,7 @@
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/target_flags.h"
 #include "gdr/compiler/variant.h"
+#include "gdr/support/scratch_file.h"
 #include "gdr/support/staged_outputs.h"
 
 namespace {
@@ -207,9 +208,9 @@ gdr::Status link_libraries(gdr::support::StagedOutputs& outputs, const std::stri
                            const gdr::compiler::Target& target, bool chunked, const Libraries& libraries) {
   if (!libraries.shared && !libraries.archive) return gdr::Status::success();
   const std::string& object = outputs.temporary(0);
-  std::unique_ptr<gdr::compiler::ScratchFile> runtime;
+  std::unique_ptr<gdr::support::ScratchFile> runtime;
   if (chunked) {
-    runtime = std::make_unique<gdr::compiler::ScratchFile>(object, ".runtime.o");
+    runtime = std::make_unique<gdr::support::ScratchFile>(object, ".runtime.o");
     if (!runtime->status()) return runtime->status();
     std::string halide_target;
     if (gdr::Status s = gdr::compiler::halide_target_string(target, &halide_target); !s) return s;
@@ -295,7 +296,7 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
     if (gdr::Status s = gdr::compiler::compile_recurrent_object(spec, schedule, target, &code); !s)
       return failed(s.message());
     // The code and the CPU features it needs, in one object.
-    gdr::compiler::ScratchFile code_file(outputs.temporary(0), ".code.o");
+    gdr::support::ScratchFile code_file(outputs.temporary(0), ".code.o");
     if (!code_file.status()) return failed(code_file.status().message());
     if (!(std::ofstream(code_file.path(), std::ios::binary | std::ios::trunc)
               .write(code.data(), static_cast<std::streamsize>(code.size()))))

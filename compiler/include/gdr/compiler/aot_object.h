@@ -20,19 +20,4 @@ Status link_aot_object(const Target& target, const std::string& name,
                        const std::vector<std::string>& code_objects, const EntryPoint* entry,
                        const std::string& object_path);
 
-// A file of its own beside `near` (mkstemp), removed when this goes away.
-class ScratchFile {
- public:
-  ScratchFile(const std::string& near, const std::string& suffix);
-  ~ScratchFile();
-  ScratchFile(const ScratchFile&) = delete;
-  ScratchFile& operator=(const ScratchFile&) = delete;
-  const Status& status() const { return status_; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  Status status_ = Status::success();
-};
-
 }  // namespace gdr::compiler

@@ -1,0 +1,62 @@
+// What a signal that ends the process leaves behind: the temporaries of
+// gdr's staged outputs and scratch files, deleted by the signal's handler,
+// and the sections (creating a temporary, committing renames) a signal must
+// not cut: held back until they end. Internal to gdr_support.
+#pragma once
+
+#include <signal.h>
+
+#include <atomic>
+#include <string>
+
+namespace gdr::support {
+
+// The temporaries of the process's live outputs and scratch files, for a
+// signal that ends the process (Ctrl-C, kill) to delete: a handler may only
+// unlink (async-signal-safe), so the paths sit in fixed slots, each live
+// only once its path is whole. More files than slots at once lose only this.
+class LiveTemporaries {
+ public:
+  static LiveTemporaries& instance();
+
+  // The slot now holding `path`, or -1 if none was free.
+  int add(const std::string& path);
+  void remove(int slot);
+
+  // While a thread holds the signals back (HoldEndingSignals), one that
+  // reaches another thread, whose mask lets it in, is deferred: the holder
+  // ends the process when it lets go.
+  void enter_held();
+  void leave_held();
+
+ private:
+  static constexpr int kSlots = 64, kPathBytes = 4096;
+  enum : int { kFree, kFilling, kLive };
+  struct Slot {
+    std::atomic<int> state{kFree};
+    char path[kPathBytes];
+  };
+  static void install_handlers_once();
+  static void on_signal(int sig);
+
+  Slot slots_[kSlots];
+  std::atomic<int> held_{0}, deferred_{0};
+};
+
+// Holds the ending signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) back while it
+// lives, on this thread and, deferred, on the others: between creating a
+// temporary and noting it for the handler, and while a commit renames (a
+// signal then would leave a temporary, or old and new outputs mixed, or a
+// backup).
+class HoldEndingSignals {
+ public:
+  HoldEndingSignals();
+  ~HoldEndingSignals();
+  HoldEndingSignals(const HoldEndingSignals&) = delete;
+  HoldEndingSignals& operator=(const HoldEndingSignals&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
+}  // namespace gdr::support
