@@ -43,7 +43,15 @@ void LiveTemporaries::remove(int slot) {
   if (slot >= 0) slots_[slot].state.store(kFree);
 }
 
-void LiveTemporaries::enter_held() { held_.fetch_add(1); }
+void LiveTemporaries::enter_held() {
+  held_.fetch_add(1);
+  // A handler on another thread is ending the process: create nothing more
+  // (it may have deleted the temporaries already), and wait to be ended.
+  if (closing_.load()) {
+    leave_held();
+    for (;;) ::pause();
+  }
+}
 
 void LiveTemporaries::leave_held() {
   held_.fetch_sub(1);
@@ -61,7 +69,7 @@ void LiveTemporaries::install_handlers_once() {
       struct sigaction ours {};
       ours.sa_handler = &on_signal;
       ours.sa_mask = ending_signals();  // one handler at a time
-      ours.sa_flags = SA_RESETHAND;  // the default again: re-raised below, it ends the process
+      ours.sa_flags = SA_RESETHAND;  // the default again: sent again below, it ends the process
       ::sigaction(sig, &ours, nullptr);
     }
   });
@@ -70,6 +78,7 @@ void LiveTemporaries::install_handlers_once() {
 void LiveTemporaries::on_signal(int sig) {
   const int saved = errno;
   LiveTemporaries& live = instance();
+  live.closing_.store(1);
   if (live.held_.load() > 0) {
     live.deferred_.store(sig);
     // Read again: a holder that let go in between may not have seen it.
@@ -81,7 +90,9 @@ void LiveTemporaries::on_signal(int sig) {
   for (Slot& slot : live.slots_)
     if (slot.state.load() == kLive) ::unlink(slot.path);
   errno = saved;
-  ::raise(sig);
+  // To the process, not this thread: a holder calling this holds the signal
+  // back itself, and any thread that lets it in ends the process at once.
+  ::kill(::getpid(), sig);
 }
 
 HoldEndingSignals::HoldEndingSignals() {

@@ -41,6 +41,7 @@ class LiveTemporaries {
 
   Slot slots_[kSlots];
   std::atomic<int> held_{0}, deferred_{0};
+  std::atomic<int> closing_{0};  // a handler has run: the process is ending
 };
 
 // Holds the ending signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) back while it

@@ -173,7 +173,9 @@ TEST(StagedOutputs, ASignalDuringACommitEndsTheProcessAfterIt) {
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
     EXPECT_EQ(text_of(dir.path("a")), text_of(dir.path("b"))) << "round " << round;
-    EXPECT_EQ(files_in(dir.str()), 2u) << "round " << round;
+    std::string names;
+    for (const auto& e : fs::directory_iterator(dir.str())) names += e.path().filename().string() + " ";
+    EXPECT_EQ(files_in(dir.str()), 2u) << "round " << round << ": " << names;
   }
 }
 
