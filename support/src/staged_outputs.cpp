@@ -89,13 +89,18 @@ Status StagedOutputs::add(const std::string& what, const std::string& path, size
   for (const Output& o : outputs_)
     if (same_file(o.path, path)) return refuse("is the same file as " + o.what);
 
-  Output output{what, path, "", -1};
+  Output output{what, path, "", -1, -1};
   const HoldEndingSignals hold;
   const int fd = create_temporary(path, 0666, &output.temporary);
   if (fd < 0) return refuse("cannot create a file in " + folder + ": " + std::strerror(errno));
   output.live_slot = LiveTemporaries::instance().add(output.temporary);
-  // A replaced file keeps its permissions, as editors and `sed -i` do.
-  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) ::fchmod(fd, info.st_mode & 07777);
+  // A replaced file keeps its permissions, as editors and `sed -i` do: the
+  // temporary from the start (it may hold the same secrets), and again at
+  // commit, for writers that replace it with a file of their own (ld.lld).
+  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
+    output.mode = static_cast<int>(info.st_mode & 07777);
+    ::fchmod(fd, static_cast<mode_t>(output.mode));
+  }
   ::close(fd);
   if (index) *index = outputs_.size();
   outputs_.push_back(std::move(output));
@@ -130,6 +135,10 @@ Status StagedOutputs::commit() {
   };
   for (size_t i = 0; i + 1 < outputs_.size(); ++i)
     if (Status s = back_up(outputs_[i].path, &backups[i]); !s) return fail(outputs_[i].what + ": " + s.message());
+  for (const Output& o : outputs_)
+    if (o.mode >= 0 && ::chmod(o.temporary.c_str(), static_cast<mode_t>(o.mode)) != 0)
+      return fail(o.what + ": cannot give " + o.temporary + " the permissions of " + o.path + ": " +
+                  std::strerror(errno));
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Output& o = outputs_[i];
     if (std::rename(o.temporary.c_str(), o.path.c_str()) != 0) {

@@ -118,11 +118,16 @@ TEST_F(GdrCompileTest, OutputsAppearTogetherUnderTheirNames) {
   EXPECT_NE(so.find("a.so"), std::string::npos);
   EXPECT_EQ(so.find(".tmp."), std::string::npos) << "the soname is the staging name";
 
-  // A second run replaces them whole.
-  r = compile(std::string(kRecurrent) + "--out a --shared 1 --v-tile 16");
+  // A second run replaces them whole, each keeping the permissions of the
+  // file it replaces, also those the linker writes itself (found by a
+  // review: the object, library and archive came back 0644 / 0755).
+  for (const char* name : {"a.h", "a.o", "a.so"}) fs::permissions(folder_ + "/" + name, fs::perms(0600));
+  r = compile(std::string(kRecurrent) + "--out a --shared 1 --archive 1 --v-tile 16");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(listing(), (std::vector<std::string>{"a.h", "a.o", "a.so", "b.h", "b.o", "b.s"}));
+  EXPECT_EQ(listing(), (std::vector<std::string>{"a.a", "a.h", "a.o", "a.so", "b.h", "b.o", "b.s"}));
   EXPECT_NE(text_of("a.h").find("vt16"), std::string::npos);
+  for (const char* name : {"a.h", "a.o", "a.so"})
+    EXPECT_EQ(fs::status(folder_ + "/" + name).permissions(), fs::perms(0600)) << name;
 }
 
 // --emit stops at each stage of the same kernel: the gdr module, the

@@ -54,6 +54,7 @@ class StagedOutputs {
   struct Output {
     std::string what, path, temporary;
     int live_slot;  // where a signal's handler finds the temporary (-1: nowhere)
+    int mode;       // the permissions of the file it replaces (-1: none existed)
   };
   void remove_temporaries();
   void forget_temporaries();  // no longer the signal handler's to delete
