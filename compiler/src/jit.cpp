@@ -68,6 +68,7 @@ Status jit_add_library(const std::string& library, const std::vector<char>& obje
   auto dylib = j->createJITDylib(library);
   if (!dylib) return Status::error("JIT cannot create a dylib: " + llvm::toString(dylib.takeError()));
   Status status = add_process_symbols(*j, *dylib);
+  if (status) status = jit_region_room(object.size());
   if (status) {
     auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
         llvm::StringRef(object.data(), object.size()), library);
@@ -110,6 +111,7 @@ Status jit_load_object(const std::vector<char>& object, const std::vector<std::s
   } else {
     status = add_process_symbols(*j, *dylib);
   }
+  if (status) status = jit_region_room(object.size());
   if (status) {
     auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
         llvm::StringRef(object.data(), object.size()), symbol);

@@ -10,12 +10,23 @@
 
 #include <llvm/ExecutionEngine/SectionMemoryManager.h>
 
+#include <cstddef>
+
+#include "gdr/status.h"
+
 namespace gdr::compiler {
 
 // A SectionMemoryManager's mapper that carves blocks out of one reserved
-// region of 1 GiB, never moved or returned to the system; allocations past
-// it fail (ENOMEM) instead of mapping elsewhere. jit_region_holds
-// (gdr/compiler/jit.h) tells whether an address lies in it.
+// region of 1 GiB (less where the address space is limited), never moved or
+// returned to the system; allocations past it fail (ENOMEM) instead of
+// mapping elsewhere. jit_region_holds (gdr/compiler/jit.h) tells whether an
+// address lies in it.
 llvm::SectionMemoryManager::MemoryMapper& jit_memory();
+
+// Reserves the region (once) and checks that an object of `object_bytes`
+// fits in what is left of it. Asked before every object the JIT loads:
+// LLVM 14's RuntimeDyld ends the process when it cannot allocate a section
+// ("LLVM ERROR: Unable to allocate section memory!") instead of failing.
+Status jit_region_room(size_t object_bytes);
 
 }  // namespace gdr::compiler

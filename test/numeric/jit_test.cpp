@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -249,6 +252,49 @@ TEST(JitMemory, KernelsLieInOneRegionWhateverTheProcessMaps) {
     EXPECT_LE(relative_error(p, reference_f64(p)), 1e-4) << "K = " << K;
   }
   munmap(elsewhere, elsewhere_bytes);
+}
+
+// With the address space limited (ulimit -v), the region is smaller, and
+// where even its least cannot be had, loading a kernel is an error, not the
+// end of the process (found by a review: LLVM's "Unable to allocate section
+// memory!" aborted any process with a limit below its 1 GiB region). Each
+// case in a child process whose JIT has loaded nothing yet.
+TEST(JitMemory, AnAddressSpaceLimitShrinksTheRegionOrIsAnError) {
+  std::vector<char> object;
+  const compiler::KernelSpec spec{8, 16};
+  ASSERT_TRUE(compiler::compile_recurrent_object(spec, compiler::RecurrentSchedule{4, 8, 1, 0},
+                                                 compiler::host_target(), &object));
+  const std::string symbol = compiler::recurrent_variant(spec, compiler::RecurrentSchedule{4, 8, 1, 0}).name();
+  enum : int { kAsExpected = 0, kNotAsExpected = 1, kRegionTaken = 77 };
+  auto in_child_with_room = [&](size_t room_bytes, bool expect_loaded) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (compiler::jit_region_bytes() != 0) ::_exit(kRegionTaken);
+      std::ifstream status("/proc/self/status");
+      size_t kib = 0;
+      for (std::string word; status >> word;)
+        if (word == "VmSize:") status >> kib;
+      const rlimit limit{kib * 1024 + room_bytes, RLIM_INFINITY};
+      if (kib == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(kNotAsExpected);
+      void* address = nullptr;
+      const Status s = compiler::jit_load_object(object, symbol, &address);
+      const size_t region = compiler::jit_region_bytes();
+      const bool loaded = s && compiler::jit_region_holds(address) && region >= (size_t{32} << 20) &&
+                          region < (size_t{1} << 30);
+      const bool refused = !s && s.message().find("cannot reserve address space for the JIT's code") !=
+                                     std::string::npos;
+      ::_exit(expect_loaded ? (loaded ? kAsExpected : kNotAsExpected) : (refused ? kAsExpected : kNotAsExpected));
+    }
+    int status = 0;
+    EXPECT_EQ(::waitpid(child, &status, 0), child);
+    return status;
+  };
+  for (const auto& [room, loads] : {std::pair{size_t{200} << 20, true}, std::pair{size_t{8} << 20, false}}) {
+    const int status = in_child_with_room(room, loads);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kRegionTaken) GTEST_SKIP() << "this process's JIT has loaded code";
+    ASSERT_TRUE(WIFEXITED(status)) << "the child was ended by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), kAsExpected) << "room " << (room >> 20) << " MiB";
+  }
 }
 
 }  // namespace

@@ -35,5 +35,8 @@ int64_t jit_loaded_objects();
 // every object's sections in (so that their 32-bit PC-relative references
 // to each other reach: compiler/src/jit_memory.h), for tests.
 bool jit_region_holds(const void* address);
+// The region's size: 0 until the first object is loaded, then 1 GiB, or
+// less where the address space is limited (32 MiB at least), for tests.
+size_t jit_region_bytes();
 
 }  // namespace gdr::compiler
