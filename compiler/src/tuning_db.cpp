@@ -79,7 +79,6 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   r->threads = static_cast<int>(threads);
   if (!parse_route(f[6], &r->route)) return "route: unknown route '" + f[6] + "'";
   r->schedule = f[7];
-  if (std::string why = parse_schedule_of(r); !why.empty()) return why;
   // Decimal only: strtod alone would also take "inf", "nan", hex and
   // overflowing exponents.
   char* end = nullptr;
@@ -112,7 +111,8 @@ std::string parse_record(const std::string& line, TuningRecord* r) {
   }
   r->decay = form.decay;
   r->readouts = form.readouts;
-  return "";
+  // After the form: the variant is of the record's decay and readouts.
+  return parse_schedule_of(r);
 }
 
 std::string trimmed(const std::string& line) {

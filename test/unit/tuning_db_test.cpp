@@ -97,6 +97,10 @@ TEST_F(TuningDbTest, RoundTripsThroughTheFile) {
   const std::vector<TuningRecord> read = read_ok(file).records;
   ASSERT_EQ(read.size(), records.size());
   for (size_t i = 0; i < read.size(); ++i) EXPECT_TRUE(same(read[i], records[i])) << i;
+  // The kernel a record names is of its form (found by a review: the
+  // variant was parsed before the form's words, so always channelwise, R = 1).
+  EXPECT_EQ(read[2].variant, recurrent_variant({128, 128, DecayKind::Scalar, 2}, read[2].variant.recurrent));
+  EXPECT_EQ(read[3].variant.decay, DecayKind::Scalar);
   // Atomic write: no temporary file is left next to it.
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(path("sub/dir"))) (void)entry, ++files;
