@@ -21,9 +21,11 @@ std::mutex& jit_mutex() {
 }
 
 // Created on first use and never destroyed: kernels handed out as plain
-// function pointers must stay valid until exit.
+// function pointers must stay valid until exit. If it cannot be, every
+// caller is told why (kept in `why_not`).
 llvm::orc::LLJIT* jit(std::string* error) {
-  static llvm::orc::LLJIT* instance = [error]() -> llvm::orc::LLJIT* {
+  static std::string why_not;
+  static llvm::orc::LLJIT* instance = []() -> llvm::orc::LLJIT* {
     initialize_native_target();
     // Every object's sections in one region (jit_memory.h).
     auto in_one_region = [](llvm::orc::ExecutionSession& session, const llvm::Triple&)
@@ -33,11 +35,12 @@ llvm::orc::LLJIT* jit(std::string* error) {
     };
     auto created = llvm::orc::LLJITBuilder().setObjectLinkingLayerCreator(in_one_region).create();
     if (!created) {
-      *error = llvm::toString(created.takeError());
+      why_not = llvm::toString(created.takeError());
       return nullptr;
     }
     return created->release();
   }();
+  if (!instance) *error = why_not;
   return instance;
 }
 
