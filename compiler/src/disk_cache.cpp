@@ -255,16 +255,21 @@ Status DiskCache::load_or_build(const std::string& description, const Build& bui
   };
   std::vector<char> payload;
   FileId id;
+  std::string refused;  // why the entry's payload was refused, if it was
   if (load(description, &payload, &id)) {
     Status s = use(payload);
     if (s) {
       note(false);
       return s;
     }
-    discard(entry_path(description), id, "was refused (" + s.message() + ")");
+    refused = s.message();
   }
+  // A refused entry is discarded only once a fresh build is used instead:
+  // if that is refused too, the cause is this process (the JIT's region
+  // full, say), and the entry stays for the processes sharing the folder.
   if (Status s = build(&payload); !s) return s;
   if (Status s = use(payload); !s) return s;
+  if (!refused.empty()) discard(entry_path(description), id, "was refused (" + refused + ")");
   store(description, payload);
   note(true);
   return Status::success();
