@@ -1,6 +1,8 @@
 #include "gdr/compiler/tuning_db.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,6 +232,43 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
   if (std::string failure = support::write_file_atomically(path, {text}, 0644); !failure.empty())
     return Status::error(path + ": cannot write it: " + failure);
   return Status::success();
+}
+
+Status read_tuning_db_to_replace(const std::string& path, std::vector<TuningRecord>* records) {
+  TuningDbFile file;
+  if (Status s = read_tuning_db(path, &file); !s) return Status::error(s.message() + "; not overwritten (fix or remove it)");
+  if (!file.bad_lines.empty())
+    return Status::error(file.bad_lines[0] +
+                         (file.bad_lines.size() > 1 ? " (and " + std::to_string(file.bad_lines.size() - 1) +
+                                                          " more bad lines)"
+                                                    : "") +
+                         "; not overwritten, which would drop those lines (fix or remove them)");
+  *records = std::move(file.records);
+  return Status::success();
+}
+
+Status merge_into_tuning_db(const std::string& path, const std::vector<TuningRecord>& fresh,
+                            std::vector<TuningRecord>* merged) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path())
+    if (Status s = support::create_private_folders(target.parent_path().string()); !s)
+      return Status::error(path + ": cannot create its folder: " + s.message());
+  const std::string lock_path = path + ".lock";
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (lock < 0) return Status::error(lock_path + ": cannot open the writers' lock: " + std::strerror(errno));
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }  // releases the flock
+  } unlock{lock};
+  int locked;
+  while ((locked = ::flock(lock, LOCK_EX)) != 0 && errno == EINTR) {
+  }
+  if (locked != 0) return Status::error(lock_path + ": cannot lock it: " + std::strerror(errno));
+  std::vector<TuningRecord> existing;
+  if (Status s = read_tuning_db_to_replace(path, &existing); !s) return s;
+  *merged = merge_tuning_records(existing, fresh);
+  return write_tuning_db(path, *merged);
 }
 
 std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& old,

@@ -4,6 +4,8 @@
 #include "gdr/compiler/tuning_db.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -161,6 +163,38 @@ TEST_F(TuningDbTest, CrlfAndIndentedCommentsRead) {
   ASSERT_EQ(read.records.size(), 1u);
   EXPECT_EQ(read.records[0].schedule, "w16-vt64-u1");
   EXPECT_EQ(read.records[0].median_ns, 100);
+}
+
+// Two writers merging into one database at once (gdr-tune runs tuning
+// other shapes) keep each other's records (found by a review: each read the
+// file, merged, and renamed its own over the other's).
+TEST_F(TuningDbTest, ConcurrentWritersKeepEachOthersRecords) {
+  const std::string file = path("tuning.db");
+  constexpr int kEach = 40;
+  pid_t children[2];
+  for (int c = 0; c < 2; ++c) {
+    children[c] = ::fork();
+    ASSERT_GE(children[c], 0);
+    if (children[c] == 0) {
+      for (int i = 1; i <= kEach; ++i) {
+        std::vector<TuningRecord> merged;
+        const TuningRecord r = record("znver3", 0, 22, 1, Route::Recurrent, "w8-vt16-u1", 100, 1000 * c + i);
+        if (!merge_into_tuning_db(file, {r}, &merged)) ::_exit(1);
+      }
+      ::_exit(0);
+    }
+  }
+  for (pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(read_ok(file).records.size(), 2u * kEach);
+  // A database with a line that does not parse is not replaced.
+  std::ofstream(file, std::ios::app) << "not a record\n";
+  std::vector<TuningRecord> merged;
+  const Status s = merge_into_tuning_db(file, {record("znver3", 0, 22, 1, Route::Recurrent, "w8-vt16-u1", 1)}, &merged);
+  EXPECT_NE(s.message().find("not overwritten, which would drop those lines"), std::string::npos) << s.message();
 }
 
 TEST_F(TuningDbTest, MergeKeepsOtherShapesAndHostsAndReplacesOverlappingBuckets) {

@@ -134,24 +134,9 @@ void check_memory(const Config& c) {
   check("--K, --V", "the accuracy check", 1, 3, 70, 4);
 }
 
-// The database's records, or an error if gdr-tune must not replace the
-// file: it cannot be read, or it holds lines that do not parse (rewriting
-// would drop them).
-gdr::Status read_existing_db(const std::string& path, std::vector<gdr::compiler::TuningRecord>* records) {
-  gdr::compiler::TuningDbFile file;
-  if (gdr::Status s = gdr::compiler::read_tuning_db(path, &file); !s)
-    return gdr::Status::error(s.message() + "; not overwritten (fix or remove it)");
-  if (!file.bad_lines.empty())
-    return gdr::Status::error(file.bad_lines[0] + (file.bad_lines.size() > 1 ? " (and " +
-                              std::to_string(file.bad_lines.size() - 1) + " more bad lines)" : "") +
-                              "; not overwritten, which would drop those lines (fix or remove them)");
-  *records = std::move(file.records);
-  return gdr::Status::success();
-}
-
 gdr::Status readable_db(const std::string& path) {
   std::vector<gdr::compiler::TuningRecord> records;
-  return read_existing_db(path, &records);
+  return gdr::compiler::read_tuning_db_to_replace(path, &records);
 }
 
 Config parse_args(int argc, char** argv) {
@@ -336,13 +321,12 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
 
   // The report first: it holds every measurement, the database only the
   // winners. The database is merged with what it held for other shapes and
-  // hosts; a file that went bad meanwhile is not replaced.
+  // hosts (and what other runs wrote meanwhile); a file that went bad
+  // meanwhile is not replaced.
   if (gdr::Status s = gdr::tune::write_report(config.report, context, cases); !s)
     fail("--report " + s.message());
-  std::vector<gdr::compiler::TuningRecord> existing;
-  if (gdr::Status s = read_existing_db(config.db, &existing); !s) fail("--db " + s.message());
-  const auto merged = gdr::compiler::merge_tuning_records(existing, fresh);
-  if (gdr::Status s = gdr::compiler::write_tuning_db(config.db, merged); !s) fail("--db " + s.message());
+  std::vector<gdr::compiler::TuningRecord> merged;
+  if (gdr::Status s = gdr::compiler::merge_into_tuning_db(config.db, fresh, &merged); !s) fail("--db " + s.message());
   std::printf("\nreport: %s.md, %s.json\n", config.report.c_str(), config.report.c_str());
   std::string plots;
   for (const char* suffix : gdr::tune::kPlotSuffixes) plots += (plots.empty() ? "" : ", ") + config.report + suffix;

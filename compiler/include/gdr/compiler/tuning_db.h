@@ -85,6 +85,19 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
 std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& old,
                                                const std::vector<TuningRecord>& fresh);
 
+// The records of the database at `path` (none if it does not exist), or an
+// error if a writer must not replace the file: it cannot be read, or it
+// holds lines that do not parse (rewriting would drop them).
+Status read_tuning_db_to_replace(const std::string& path, std::vector<TuningRecord>* records);
+
+// Merges `fresh` into the database at `path` (merge_tuning_records) and
+// writes it, holding an exclusive lock (flock of `<path>.lock`, a file of
+// its own: the database is replaced by rename) from the read to the write,
+// so that two writers (gdr-tune runs tuning other shapes) keep each
+// other's records; waits while another holds it. *merged: what was written.
+Status merge_into_tuning_db(const std::string& path, const std::vector<TuningRecord>& fresh,
+                            std::vector<TuningRecord>* merged);
+
 // tuning.db in the kernel cache's folder (disk_cache_dir_from_environment:
 // $GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr, else $HOME/.cache/gdr); empty
 // when there is none or GDR_CACHE_DIR=off.
