@@ -1,10 +1,5 @@
 #include "gdr/compiler/aot_object.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
 
 #include "gdr/compiler/shared_object.h"

@@ -188,16 +188,18 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s, const Target& t
   vectorize_if(g.q_in, r, vk);
   g.lhs.compute_root();
   vectorize_if(g.lhs, r, vk);
-  // The state product reads the whole state once per tile of rows: 2C /
-  // rows times a chunk (8 at c16 with 4-row tiles). Past 128 KiB of state
-  // (which with the next state no longer fits half a 512 KiB L2) each column
-  // tile's rows of the state are copied into a contiguous strip (16 KiB at
-  // K = 256) and the tile's rows all read it from L1. AVX2, AMD Zen 3,
+  // The state product reads the whole state once per tile of rows:
+  // (1 + R) C / rows times a chunk (8 at c16 with 4-row tiles, one
+  // readout). Past 128 KiB of state (which with the next state no longer
+  // fits half a 512 KiB L2) each column tile's rows of the state are copied
+  // into a contiguous strip (16 KiB at K = 256, at most: half an L1, and
+  // Halide's stack) and the tile's rows all read it from L1. AVX2, AMD Zen 3,
   // c16-w8, T = 512, AOT libraries alternated in one gdr-bench run, two runs
   // (2026-12-07), without / with, ms on 1 and 2 threads: K = V = 256, H = 16
   // 60.4 / 57.3 and 34.7 / 32.0, 62.2 / 57.7 and 30.9 / 29.0; K = V = 128
   // and 64 (H = 32) within 2%. Measured on 16 registers only (4-row tiles).
-  const bool state_strips = rows == 4 && int64_t{K} * V * 4 > 128 * 1024;
+  const int64_t strip_bytes = int64_t{K} * column_tile(V, W, kTileVectors).tile * 4;
+  const bool state_strips = rows == 4 && int64_t{K} * V * 4 > 128 * 1024 && strip_bytes <= 16 * 1024;
   schedule_product(g.wq, v, i, rk, V, (1 + g.R) * C, W, kTileVectors, rows, Func(), 0,
                    state_strips ? g.state_in.in(g.wq) : Func());
   schedule_product(g.intra, v, i, rc, V, C, W, kTileVectors, rows);

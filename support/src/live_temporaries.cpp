@@ -1,10 +1,11 @@
 #include "live_temporaries.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <mutex>
-
-#include <unistd.h>
 
 namespace gdr::support {
 namespace {
@@ -19,7 +20,12 @@ sigset_t ending_signals() {
   return set;
 }
 
+// This thread's nesting of HoldEndingSignals.
+thread_local int hold_depth = 0;
+
 }  // namespace
+
+LiveTemporaries::LiveTemporaries() { ::pthread_atfork(nullptr, nullptr, &after_fork_in_child); }
 
 LiveTemporaries& LiveTemporaries::instance() {
   static LiveTemporaries live;
@@ -28,7 +34,6 @@ LiveTemporaries& LiveTemporaries::instance() {
 
 int LiveTemporaries::add(const std::string& path) {
   if (path.size() >= kPathBytes) return -1;
-  install_handlers_once();
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
     if (!slots_[i].state.compare_exchange_strong(expected, kFilling)) continue;
@@ -43,24 +48,19 @@ void LiveTemporaries::remove(int slot) {
   if (slot >= 0) slots_[slot].state.store(kFree);
 }
 
-void LiveTemporaries::enter_held() {
+bool LiveTemporaries::enter_held() {
   held_.fetch_add(1);
-  // A handler on another thread is ending the process: create nothing more
-  // (it may have deleted the temporaries already), and wait to be ended.
-  if (closing_.load()) {
-    leave_held();
-    for (;;) ::pause();
-  }
+  if (!closing_.load()) return true;
+  leave_held();  // a handler on another thread is ending the process
+  return false;
 }
 
 void LiveTemporaries::leave_held() {
   held_.fetch_sub(1);
-  if (const int sig = deferred_.exchange(0)) on_signal(sig);  // pending here until the mask is restored
+  if (const int sig = deferred_.exchange(0)) on_signal(sig);
 }
 
-// On signals that end a process by default: only where the program left
-// the default (a handler of its own is its business).
-void LiveTemporaries::install_handlers_once() {
+void LiveTemporaries::install_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
     for (int sig : kEndingSignals) {
@@ -69,7 +69,10 @@ void LiveTemporaries::install_handlers_once() {
       struct sigaction ours {};
       ours.sa_handler = &on_signal;
       ours.sa_mask = ending_signals();  // one handler at a time
-      ours.sa_flags = SA_RESETHAND;  // the default again: sent again below, it ends the process
+      // SA_RESETHAND: the default again, so the signal sent again below ends
+      // the process. SA_RESTART: a thread a deferred signal interrupted goes
+      // on with its system call instead of failing it (EINTR).
+      ours.sa_flags = SA_RESETHAND | SA_RESTART;
       ::sigaction(sig, &ours, nullptr);
     }
   });
@@ -95,14 +98,29 @@ void LiveTemporaries::on_signal(int sig) {
   ::kill(::getpid(), sig);
 }
 
+// A child of fork() owns none of its parent's temporaries, and of the
+// holds only its one thread's.
+void LiveTemporaries::after_fork_in_child() {
+  LiveTemporaries& live = instance();
+  for (Slot& slot : live.slots_) slot.state.store(kFree);
+  live.held_.store(hold_depth > 0 ? 1 : 0);
+  live.deferred_.store(0);
+  live.closing_.store(0);
+}
+
 HoldEndingSignals::HoldEndingSignals() {
   const sigset_t set = ending_signals();
   ::pthread_sigmask(SIG_BLOCK, &set, &saved_);
-  LiveTemporaries::instance().enter_held();
+  if (hold_depth++ > 0 || LiveTemporaries::instance().enter_held()) return;
+  // The process is ending: create nothing more (the handler may have
+  // deleted the temporaries already) and wait, letting the signals in.
+  sigset_t open = saved_;
+  for (int sig : kEndingSignals) sigdelset(&open, sig);
+  for (;;) ::sigsuspend(&open);
 }
 
 HoldEndingSignals::~HoldEndingSignals() {
-  LiveTemporaries::instance().leave_held();
+  if (--hold_depth == 0) LiveTemporaries::instance().leave_held();
   ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
 }
 

@@ -19,36 +19,46 @@ class LiveTemporaries {
  public:
   static LiveTemporaries& instance();
 
+  // Installs the handler on SIGINT, SIGTERM, SIGHUP and SIGQUIT where the
+  // program left their default (a handler of its own is its business).
+  // Called by the tools' staged outputs only: code linked into someone
+  // else's program (the JIT's scratch files) notes its files but leaves
+  // that program's signals alone.
+  void install_handlers();
+
   // The slot now holding `path`, or -1 if none was free.
   int add(const std::string& path);
   void remove(int slot);
 
-  // While a thread holds the signals back (HoldEndingSignals), one that
-  // reaches another thread, whose mask lets it in, is deferred: the holder
-  // ends the process when it lets go.
-  void enter_held();
-  void leave_held();
-
  private:
+  friend class HoldEndingSignals;
+  LiveTemporaries();
   static constexpr int kSlots = 64, kPathBytes = 4096;
   enum : int { kFree, kFilling, kLive };
   struct Slot {
     std::atomic<int> state{kFree};
     char path[kPathBytes];
   };
-  static void install_handlers_once();
   static void on_signal(int sig);
+  static void after_fork_in_child();
+  // While a thread holds the signals back (HoldEndingSignals), one that
+  // reaches another thread, whose mask lets it in, is deferred: the holder
+  // ends the process when it lets go. False when the process is ending.
+  bool enter_held();
+  void leave_held();
 
   Slot slots_[kSlots];
-  std::atomic<int> held_{0}, deferred_{0};
-  std::atomic<int> closing_{0};  // a handler has run: the process is ending
+  std::atomic<int> held_{0};      // threads holding
+  std::atomic<int> deferred_{0};  // a signal to end the process with when they let go
+  std::atomic<int> closing_{0};   // a handler has run: the process is ending
 };
 
 // Holds the ending signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) back while it
 // lives, on this thread and, deferred, on the others: between creating a
 // temporary and noting it for the handler, and while a commit renames (a
 // signal then would leave a temporary, or old and new outputs mixed, or a
-// backup).
+// backup). Nests: only a thread's outermost hold counts. Once a handler is
+// ending the process, a new hold creates nothing: it waits to be ended.
 class HoldEndingSignals {
  public:
   HoldEndingSignals();

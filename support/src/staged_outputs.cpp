@@ -24,20 +24,33 @@ std::string folder_of(const std::string& path) {
 }
 
 // Gives the existing file `path` a second name, `*backup`, for commit() to
-// put back: a hard link, or a copy where the file system has none to give
-// (EMLINK, EPERM). "" when no file exists at `path`.
+// put back: a hard link, or a copy where the file system gives no more
+// links (EMLINK, EPERM, EOPNOTSUPP; a symbolic link copied as a link). ""
+// when no file exists at `path`.
 Status back_up(const std::string& path, std::string* backup) {
   *backup = temporary_name(path + ".old");
   if (::link(path.c_str(), backup->c_str()) == 0) return Status::success();
-  if (errno == ENOENT) {
+  const int link_error = errno;
+  if (link_error == ENOENT) {
     backup->clear();
     return Status::success();
   }
+  auto refuse = [&](const std::string& why) {
+    return Status::error("cannot keep a copy of " + path + " until every output is in place: " + why);
+  };
+  if (link_error != EMLINK && link_error != EPERM && link_error != EOPNOTSUPP) {
+    backup->clear();
+    return refuse(std::strerror(link_error));
+  }
   std::error_code error;
-  if (fs::copy_file(path, *backup, error)) return Status::success();
-  std::remove(backup->c_str());
-  return Status::error("cannot keep a copy of " + path + " until every output is in place: " +
-                       error.message());
+  if (fs::is_symlink(fs::symlink_status(path, error)))
+    fs::copy_symlink(path, *backup, error);
+  else
+    fs::copy_file(path, *backup, error);  // fails, creating nothing, if the name is taken
+  if (!error) return Status::success();
+  if (error != std::errc::file_exists) std::remove(backup->c_str());
+  backup->clear();
+  return refuse(error.message());
 }
 
 }  // namespace
@@ -90,6 +103,7 @@ Status StagedOutputs::add(const std::string& what, const std::string& path, size
     if (same_file(o.path, path)) return refuse("is the same file as " + o.what);
 
   Output output{what, path, "", -1, -1};
+  LiveTemporaries::instance().install_handlers();  // before the first temporary exists
   const HoldEndingSignals hold;
   const int fd = create_temporary(path, 0666, &output.temporary);
   if (fd < 0) return refuse("cannot create a file in " + folder + ": " + std::strerror(errno));

@@ -423,14 +423,17 @@ TEST_F(GdrCompileTest, ASignalMidCompileLeavesNothing) {
     return false;
   };
   bool seen = false;
-  for (int ms = 0; ms < 120000 && !seen; ++ms) {
-    seen = has_scratch();
-    if (!seen) ::usleep(1000);
-  }
-  ::kill(child, SIGTERM);
   int status = 0;
+  pid_t ended = 0;
+  for (int ms = 0; ms < 120000 && !seen && ended == 0; ++ms) {
+    seen = has_scratch();
+    if (!seen) ended = ::waitpid(child, &status, WNOHANG);
+    if (!seen && ended == 0) ::usleep(1000);
+  }
+  ASSERT_EQ(ended, 0) << "gdr-compile ended before a scratch file was seen";
+  ::kill(child, SIGTERM);
   ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(seen) << "no scratch file appeared";
+  ASSERT_TRUE(seen) << "no scratch file appeared in 120 s";
   // Ended by the signal, unless it had finished first (then its outputs).
   if (WIFSIGNALED(status)) {
     EXPECT_EQ(WTERMSIG(status), SIGTERM);

@@ -42,8 +42,9 @@ class StagedOutputs {
   Status write(size_t i, const std::vector<std::string_view>& parts);
 
   // Renames every temporary over its path. If a rename fails, the outputs
-  // renamed before it are put back as they were (from a hard link, or a
-  // copy where none can be made, taken before the first rename).
+  // renamed before it are put back: the same file (a hard link taken before
+  // the first rename), or, where the file system gives no more links, a
+  // copy of its bytes and permissions (another inode).
   Status commit();
 
   // Removes the temporaries now, as going out of scope uncommitted does:
