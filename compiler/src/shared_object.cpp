@@ -1,6 +1,5 @@
 #include "gdr/compiler/shared_object.h"
 
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <cerrno>
@@ -8,7 +7,7 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "gdr/support/run_program.h"
 
 namespace gdr::compiler {
 
@@ -26,20 +25,15 @@ Status run_lld(const std::vector<std::string>& arguments, const std::string& wha
   for (const char* linker : {"ld.lld-14", "ld.lld"}) {
     std::vector<std::string> words = {linker};
     words.insert(words.end(), arguments.begin(), arguments.end());
-    std::vector<char*> argv;
-    for (std::string& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = posix_spawnp(&pid, linker, nullptr, nullptr, argv.data(), environ);
-    if (spawned == ENOENT || spawned == EACCES) {
+    const support::ProgramRun run = support::run_program(words);
+    if (run.spawn_error == ENOENT || run.spawn_error == EACCES) {
       tried += std::string(tried.empty() ? "" : ", ") + linker;
       continue;
     }
-    if (spawned != 0)
-      return Status::error(std::string("cannot run ") + linker + ": " + std::strerror(spawned));
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-      if (errno != EINTR) return Status::error(std::string("lost ") + linker + ": " + std::strerror(errno));
+    if (run.spawn_error != 0)
+      return Status::error(std::string("cannot run ") + linker + ": " + std::strerror(run.spawn_error));
+    if (run.wait_error != 0) return Status::error(std::string("lost ") + linker + ": " + std::strerror(run.wait_error));
+    const int status = run.status;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::success();
     if (WIFSIGNALED(status))
       return Status::error(std::string(linker) + " was killed by signal " + std::to_string(WTERMSIG(status)));

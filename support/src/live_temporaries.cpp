@@ -1,6 +1,8 @@
 #include "live_temporaries.h"
 
 #include <pthread.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,6 +50,18 @@ void LiveTemporaries::remove(int slot) {
   if (slot >= 0) slots_[slot].state.store(kFree);
 }
 
+int LiveTemporaries::add_child(pid_t pid) {
+  for (int i = 0; i < kChildSlots; ++i) {
+    pid_t expected = 0;
+    if (children_[i].compare_exchange_strong(expected, pid)) return i;
+  }
+  return -1;
+}
+
+void LiveTemporaries::remove_child(int slot) {
+  if (slot >= 0) children_[slot].store(0);
+}
+
 bool LiveTemporaries::enter_held() {
   held_.fetch_add(1);
   if (!closing_.load()) return true;
@@ -90,6 +104,19 @@ void LiveTemporaries::on_signal(int sig) {
       return;
     }
   }
+  for (std::atomic<pid_t>& child : live.children_) {
+    const pid_t pid = child.load();
+    if (pid <= 0) continue;
+    ::kill(pid, SIGTERM);
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    int status;
+    int waited = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0 && waited++ < 100) ::nanosleep(&tick, nullptr);
+    if (waited > 100) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+    }
+  }
   for (Slot& slot : live.slots_)
     if (slot.state.load() == kLive) ::unlink(slot.path);
   errno = saved;
@@ -103,6 +130,7 @@ void LiveTemporaries::on_signal(int sig) {
 void LiveTemporaries::after_fork_in_child() {
   LiveTemporaries& live = instance();
   for (Slot& slot : live.slots_) slot.state.store(kFree);
+  for (std::atomic<pid_t>& child : live.children_) child.store(0);
   live.held_.store(hold_depth > 0 ? 1 : 0);
   live.deferred_.store(0);
   live.closing_.store(0);

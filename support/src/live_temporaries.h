@@ -5,6 +5,7 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <string>
@@ -30,6 +31,12 @@ class LiveTemporaries {
   int add(const std::string& path);
   void remove(int slot);
 
+  // A child process writing one of the temporaries (ld.lld): the handler
+  // ends it (SIGTERM, then SIGKILL after a second) and waits for it before
+  // deleting the temporaries, so that it cannot write one after.
+  int add_child(pid_t pid);
+  void remove_child(int slot);
+
  private:
   friend class HoldEndingSignals;
   LiveTemporaries();
@@ -48,6 +55,8 @@ class LiveTemporaries {
   void leave_held();
 
   Slot slots_[kSlots];
+  static constexpr int kChildSlots = 8;
+  std::atomic<pid_t> children_[kChildSlots] = {};  // 0: free
   std::atomic<int> held_{0};      // threads holding
   std::atomic<int> deferred_{0};  // a signal to end the process with when they let go
   std::atomic<int> closing_{0};   // a handler has run: the process is ending

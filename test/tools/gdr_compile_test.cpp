@@ -443,5 +443,44 @@ TEST_F(GdrCompileTest, ASignalMidCompileLeavesNothing) {
   }
 }
 
+// Killed while its linker runs (a fake ld.lld-14 on PATH that writes its
+// output after 3 s), gdr-compile ends the linker first: nothing is written
+// after its cleanup (found by a review: ld.lld outlived gdr-compile).
+TEST_F(GdrCompileTest, ASignalWhileLinkingEndsTheLinkerToo) {
+  const TempDir bin("gdr-compile-test-bin");
+  const std::string started = bin.path("started");
+  {
+    std::ofstream script(bin.path("ld.lld-14"));
+    script << "#!/bin/sh\n"
+              "out=\n"
+              "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+              ": > " << started << "\n"
+              "sleep 3\n"
+              "echo linked > \"$out\"\n";
+  }
+  fs::permissions(bin.path("ld.lld-14"), fs::perms(0755));
+  const std::string path = bin.str() + ":" + std::getenv("PATH");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::chdir(folder_.c_str()) != 0 || ::setenv("PATH", path.c_str(), 1) != 0) ::_exit(127);
+    ::execl(GDR_COMPILE_PATH, GDR_COMPILE_PATH, "--route", "recurrent", "--K", "8", "--V", "16", "--out", "k",
+            "--shared", "1", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  pid_t ended = 0;
+  for (int ms = 0; ms < 120000 && !fs::exists(started) && ended == 0; ++ms) {
+    ended = ::waitpid(child, &status, WNOHANG);
+    if (ended == 0) ::usleep(1000);
+  }
+  ASSERT_EQ(ended, 0) << "gdr-compile ended before its linker started";
+  ::kill(child, SIGTERM);
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ::sleep(4);  // past the fake linker's write, had it lived
+  EXPECT_EQ(listing(), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace gdr::test
