@@ -68,13 +68,14 @@ void report_untrusted_folder(const std::string& dir, const std::string& why) {
 // the file that was read is deleted: if another process has renamed a new
 // entry over it meanwhile, that one stays. (A rename between the stat and
 // the remove can still lose a good entry: it is rebuilt, never misused.)
-void discard(const std::string& path, const DiskCache::FileId& id, const std::string& why) {
+void discard(const std::string& path, const DiskCache::FileId& id, const std::string& why,
+             const std::string& then = "compiling again") {
   std::string outcome = "deleted";
   struct stat now;
   if (::lstat(path.c_str(), &now) == 0 && static_cast<uint64_t>(now.st_dev) == id.device &&
       static_cast<uint64_t>(now.st_ino) == id.inode && std::remove(path.c_str()) != 0)
     outcome = std::string("cannot delete it (") + std::strerror(errno) + ")";
-  warn("gdr: kernel cache entry " + path + " " + why + "; " + outcome + ", compiling again");
+  warn("gdr: kernel cache entry " + path + " " + why + "; " + outcome + ", " + then);
   counters().rejected++;
 }
 
@@ -269,7 +270,7 @@ Status DiskCache::load_or_build(const std::string& description, const Build& bui
   // full, say), and the entry stays for the processes sharing the folder.
   if (Status s = build(&payload); !s) return s;
   if (Status s = use(payload); !s) return s;
-  if (!refused.empty()) discard(entry_path(description), id, "was refused (" + refused + ")");
+  if (!refused.empty()) discard(entry_path(description), id, "was refused (" + refused + ")", "compiled again");
   store(description, payload);
   note(true);
   return Status::success();

@@ -3,9 +3,11 @@
 #include "gdr/compiler/jit.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -15,7 +17,7 @@ namespace {
 
 // The region's size: as much as a process compiles in a long tuning run
 // (kernels take 0.1 to 1 MiB), halved down to kLeastRegionBytes where the
-// address space is limited (ulimit -v, RLIMIT_AS).
+// address space is limited (ulimit -v, RLIMIT_AS: largest_region).
 constexpr size_t kJitRegionBytes = size_t{1} << 30;
 constexpr size_t kLeastRegionBytes = size_t{32} << 20;
 
@@ -58,7 +60,9 @@ class RegionMapper final : public llvm::SectionMemoryManager::MemoryMapper {
                            std::to_string(kLeastRegionBytes >> 20) + " MiB to " +
                            std::to_string(kJitRegionBytes >> 20) + " MiB; is the address space limited, ulimit -v?): " +
                            ec.message());
-    // Sections are at most the object's bytes, each rounded up to pages.
+    // Sections are at most the object's bytes, each rounded up to pages
+    // (gdr's kernels have no large zero-filled sections, which an object
+    // does not hold).
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     if (object_bytes > region_bytes_ / 2 || 2 * object_bytes + 64 * page > region_bytes_ - used_)
       return Status::error("the JIT's code region is full (" + std::to_string(used_ >> 20) + " of " +
@@ -82,9 +86,25 @@ class RegionMapper final : public llvm::SectionMemoryManager::MemoryMapper {
   }
 
  private:
+  // Under an address-space limit, at most a quarter of what is left of it,
+  // so that the heap and threads' stacks (glibc takes 64 MiB a thread's
+  // arena) still get theirs.
+  static size_t largest_region() {
+    rlimit limit;
+    if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kJitRegionBytes;
+    std::ifstream statm("/proc/self/statm");
+    size_t pages = 0;
+    if (!(statm >> pages)) return kJitRegionBytes;
+    const size_t used = pages * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t left = limit.rlim_cur > used ? static_cast<size_t>(limit.rlim_cur) - used : 0;
+    size_t bytes = kJitRegionBytes;
+    while (bytes > kLeastRegionBytes && bytes > left / 4) bytes /= 2;
+    return bytes;
+  }
+
   bool reserve(std::error_code& ec) {
     if (region_) return true;
-    for (size_t bytes = kJitRegionBytes; bytes >= kLeastRegionBytes; bytes /= 2) {
+    for (size_t bytes = largest_region(); bytes >= kLeastRegionBytes; bytes /= 2) {
       void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p != MAP_FAILED) {
         region_ = static_cast<char*>(p);

@@ -255,16 +255,25 @@ Status merge_into_tuning_db(const std::string& path, const std::vector<TuningRec
     if (Status s = support::create_private_folders(target.parent_path().string()); !s)
       return Status::error(path + ": cannot create its folder: " + s.message());
   const std::string lock_path = path + ".lock";
-  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int lock = ::open(lock_path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (lock < 0) return Status::error(lock_path + ": cannot open the writers' lock: " + std::strerror(errno));
   struct Unlock {
     int fd;
     ~Unlock() { ::close(fd); }  // releases the flock
   } unlock{lock};
-  int locked;
-  while ((locked = ::flock(lock, LOCK_EX)) != 0 && errno == EINTR) {
+  // Only a lock of this user's: another's could be held forever.
+  struct stat info;
+  if (::fstat(lock, &info) != 0) return Status::error(lock_path + ": " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) return Status::error(lock_path + ": is not a regular file");
+  if (std::string why = support::why_file_untrusted(info); !why.empty()) return Status::error(lock_path + ": " + why);
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) return Status::error(lock_path + ": cannot lock it: " + std::strerror(errno));
+    warn("gdr: waiting for another writer of " + path + " (it holds " + lock_path + ")");
+    int locked;
+    while ((locked = ::flock(lock, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (locked != 0) return Status::error(lock_path + ": cannot lock it: " + std::strerror(errno));
   }
-  if (locked != 0) return Status::error(lock_path + ": cannot lock it: " + std::strerror(errno));
   std::vector<TuningRecord> existing;
   if (Status s = read_tuning_db_to_replace(path, &existing); !s) return s;
   *merged = merge_tuning_records(existing, fresh);

@@ -83,10 +83,11 @@ void LiveTemporaries::install_handlers() {
       struct sigaction ours {};
       ours.sa_handler = &on_signal;
       ours.sa_mask = ending_signals();  // one handler at a time
-      // SA_RESETHAND: the default again, so the signal sent again below ends
-      // the process. SA_RESTART: a thread a deferred signal interrupted goes
-      // on with its system call instead of failing it (EINTR).
-      ours.sa_flags = SA_RESETHAND | SA_RESTART;
+      // The handler stays while a signal is deferred (a second Ctrl-C is
+      // deferred too) and puts the default back before it ends the process.
+      // SA_RESTART: a thread a deferred signal interrupted goes on with its
+      // system call instead of failing it (EINTR).
+      ours.sa_flags = SA_RESTART;
       ::sigaction(sig, &ours, nullptr);
     }
   });
@@ -120,8 +121,12 @@ void LiveTemporaries::on_signal(int sig) {
   for (Slot& slot : live.slots_)
     if (slot.state.load() == kLive) ::unlink(slot.path);
   errno = saved;
-  // To the process, not this thread: a holder calling this holds the signal
-  // back itself, and any thread that lets it in ends the process at once.
+  // The default again, and to the process, not this thread: a holder
+  // calling this holds the signal back itself, and any thread that lets it
+  // in ends the process at once.
+  struct sigaction end {};
+  end.sa_handler = SIG_DFL;
+  ::sigaction(sig, &end, nullptr);
   ::kill(::getpid(), sig);
 }
 

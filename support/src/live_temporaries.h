@@ -74,6 +74,8 @@ class HoldEndingSignals {
   ~HoldEndingSignals();
   HoldEndingSignals(const HoldEndingSignals&) = delete;
   HoldEndingSignals& operator=(const HoldEndingSignals&) = delete;
+  // The thread's mask before the hold (for a program it starts).
+  const sigset_t& saved_mask() const { return saved_; }
 
  private:
   sigset_t saved_;

@@ -149,10 +149,14 @@ Status StagedOutputs::commit() {
   };
   for (size_t i = 0; i + 1 < outputs_.size(); ++i)
     if (Status s = back_up(outputs_[i].path, &backups[i]); !s) return fail(outputs_[i].what + ": " + s.message());
-  for (const Output& o : outputs_)
-    if (o.mode >= 0 && ::chmod(o.temporary.c_str(), static_cast<mode_t>(o.mode)) != 0)
-      return fail(o.what + ": cannot give " + o.temporary + " the permissions of " + o.path + ": " +
-                  std::strerror(errno));
+  for (const Output& o : outputs_) {
+    if (o.mode < 0) continue;
+    const int fd = ::open(o.temporary.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const bool kept = fd >= 0 && ::fchmod(fd, static_cast<mode_t>(o.mode)) == 0;
+    const std::string why = kept ? "" : std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    if (!kept) return fail(o.what + ": cannot give " + o.temporary + " the permissions of " + o.path + ": " + why);
+  }
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Output& o = outputs_[i];
     if (std::rename(o.temporary.c_str(), o.path.c_str()) != 0) {

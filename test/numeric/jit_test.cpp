@@ -23,6 +23,7 @@
 #include "route_tester.h"
 #include "scoped_env.h"
 #include "temp_dir.h"
+#include "wait_for_child.h"
 
 namespace gdr::test {
 namespace {
@@ -285,12 +286,11 @@ TEST(JitMemory, AnAddressSpaceLimitShrinksTheRegionOrIsAnError) {
                                      std::string::npos;
       ::_exit(expect_loaded ? (loaded ? kAsExpected : kNotAsExpected) : (refused ? kAsExpected : kNotAsExpected));
     }
-    int status = 0;
-    EXPECT_EQ(::waitpid(child, &status, 0), child);
-    return status;
+    return wait_for_child(child, 60);
   };
   for (const auto& [room, loads] : {std::pair{size_t{200} << 20, true}, std::pair{size_t{8} << 20, false}}) {
     const int status = in_child_with_room(room, loads);
+    ASSERT_NE(status, -1) << "the child did not end in 60 s";
     if (WIFEXITED(status) && WEXITSTATUS(status) == kRegionTaken) GTEST_SKIP() << "this process's JIT has loaded code";
     ASSERT_TRUE(WIFEXITED(status)) << "the child was ended by signal " << WTERMSIG(status);
     EXPECT_EQ(WEXITSTATUS(status), kAsExpected) << "room " << (room >> 20) << " MiB";

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "temp_dir.h"
+#include "wait_for_child.h"
 
 namespace gdr::test {
 namespace {
@@ -432,7 +435,8 @@ TEST_F(GdrCompileTest, ASignalMidCompileLeavesNothing) {
   }
   ASSERT_EQ(ended, 0) << "gdr-compile ended before a scratch file was seen";
   ::kill(child, SIGTERM);
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  status = wait_for_child(child, 30);
+  ASSERT_NE(status, -1) << "gdr-compile did not end";
   ASSERT_TRUE(seen) << "no scratch file appeared in 120 s";
   // Ended by the signal, unless it had finished first (then its outputs).
   if (WIFSIGNALED(status)) {
@@ -443,23 +447,29 @@ TEST_F(GdrCompileTest, ASignalMidCompileLeavesNothing) {
   }
 }
 
-// Killed while its linker runs (a fake ld.lld-14 on PATH that writes its
-// output after 3 s), gdr-compile ends the linker first: nothing is written
-// after its cleanup (found by a review: ld.lld outlived gdr-compile).
+// Killed while its linker runs (a fake ld.lld-14 on PATH that would write
+// its output after 3 s), gdr-compile ends the linker first, by SIGTERM (not
+// the SIGKILL a second later: the linker must be able to clean up after
+// itself), so nothing is written after its cleanup (found by reviews:
+// ld.lld outlived gdr-compile; then it was started with SIGTERM blocked).
 TEST_F(GdrCompileTest, ASignalWhileLinkingEndsTheLinkerToo) {
   const TempDir bin("gdr-compile-test-bin");
   const std::string started = bin.path("started");
   {
+    // Python, not sh: dash sets its own signal mask, so it would not show
+    // the one the linker was started with.
     std::ofstream script(bin.path("ld.lld-14"));
-    script << "#!/bin/sh\n"
-              "out=\n"
-              "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
-              ": > " << started << "\n"
-              "sleep 3\n"
-              "echo linked > \"$out\"\n";
+    script << "#!/usr/bin/python3\n"
+              "import os, sys, time\n"
+              "blocked = [l.split()[1] for l in open('/proc/self/status') if l.startswith('SigBlk:')][0]\n"
+              "with open('" << started << ".tmp', 'w') as f: f.write('%d %s' % (os.getpid(), blocked))\n"
+              "os.rename('" << started << ".tmp', '" << started << "')\n"
+              "time.sleep(3)\n"
+              "open(sys.argv[sys.argv.index('-o') + 1], 'w').write('linked')\n";
   }
   fs::permissions(bin.path("ld.lld-14"), fs::perms(0755));
-  const std::string path = bin.str() + ":" + std::getenv("PATH");
+  const char* user_path = std::getenv("PATH");
+  const std::string path = bin.str() + ":" + (user_path ? user_path : "/usr/bin:/bin");
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -475,10 +485,19 @@ TEST_F(GdrCompileTest, ASignalWhileLinkingEndsTheLinkerToo) {
     if (ended == 0) ::usleep(1000);
   }
   ASSERT_EQ(ended, 0) << "gdr-compile ended before its linker started";
+  pid_t linker = 0;
+  std::string blocked;
+  std::ifstream(started) >> linker >> blocked;
+  ASSERT_GT(linker, 0);
+  EXPECT_EQ(std::stoull(blocked, nullptr, 16) & (1ull << (SIGTERM - 1)), 0u) << "the linker started with SIGTERM blocked";
+  const auto sent = std::chrono::steady_clock::now();
   ::kill(child, SIGTERM);
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  status = wait_for_child(child, 30);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_NE(status, -1) << "gdr-compile did not end";
   ASSERT_TRUE(WIFSIGNALED(status));
-  ::sleep(4);  // past the fake linker's write, had it lived
+  EXPECT_LT(seconds, 0.8) << "the linker took the SIGKILL, not the SIGTERM";
+  EXPECT_TRUE(::kill(linker, 0) != 0 && errno == ESRCH) << "the linker outlived gdr-compile";
   EXPECT_EQ(listing(), std::vector<std::string>{});
 }
 

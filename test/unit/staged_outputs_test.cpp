@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "temp_dir.h"
+#include "wait_for_child.h"
 
 namespace gdr::support {
 namespace {
@@ -181,17 +182,8 @@ TEST(StagedOutputs, ASignalDuringACommitEndsTheProcessAfterIt) {
     }
     ::usleep(20000 + 1000 * round);
     ::kill(child, SIGTERM);
-    int status = 0;
-    pid_t ended = 0;
-    for (int ms = 0; ms < 10000 && ended == 0; ++ms) {
-      ended = ::waitpid(child, &status, WNOHANG);
-      if (ended == 0) ::usleep(1000);
-    }
-    if (ended == 0) {
-      ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
-      FAIL() << "round " << round << ": SIGTERM did not end the process in 10 s";
-    }
+    const int status = gdr::test::wait_for_child(child, 10);
+    ASSERT_NE(status, -1) << "round " << round << ": SIGTERM did not end the process in 10 s";
     ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
     EXPECT_EQ(WTERMSIG(status), SIGTERM);
     EXPECT_EQ(text_of(dir.path("a")), text_of(dir.path("b"))) << "round " << round;
@@ -208,14 +200,21 @@ TEST(StagedOutputs, AForkedChildEndedByASignalLeavesTheParentsTemporaries) {
   const gdr::test::TempDir dir("gdr-staged-test");
   StagedOutputs outputs;
   ASSERT_TRUE(outputs.add("--a", dir.path("a")));
+  struct sigaction term_action;
+  ASSERT_EQ(::sigaction(SIGTERM, nullptr, &term_action), 0);
+  if (term_action.sa_handler == SIG_IGN) GTEST_SKIP() << "SIGTERM is ignored in this process";
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    ::pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
     ::raise(SIGTERM);
     ::_exit(1);
   }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const int status = gdr::test::wait_for_child(child, 10);
+  ASSERT_NE(status, -1);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_TRUE(fs::exists(outputs.temporary(0)));
   ASSERT_TRUE(outputs.write(0, {"a"}));

@@ -5,6 +5,7 @@
 // --version is gdr's, and --help starts with gdr's passes.
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/InitLLVM.h>
+#include <llvm/Support/Signals.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <mlir/Dialect/LLVMIR/LLVMDialect.h>
@@ -95,11 +96,15 @@ int main(int argc, char** argv) {
   const auto kind = std::filesystem::status(output_filename.getValue(), ec).type();
   const bool staged = output_filename != "-" &&
                       (kind == std::filesystem::file_type::not_found || kind == std::filesystem::file_type::regular);
-  if (staged)
+  if (staged) {
     if (gdr::Status s = outputs.add("-o " + output_filename, output_filename); !s) {
       llvm::errs() << "gdr-opt: " << s.message() << "\n";
       return gdr::tools::kExitUsage;
     }
+    // InitLLVM's signal handlers came first (gdr's leave a program's own
+    // alone): LLVM's delete the temporary on a signal that ends the process.
+    llvm::sys::RemoveFileOnSignal(outputs.temporary(0));
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   if (mlir::failed(mlir::MlirOptMain(os, std::move(input), pass_pipeline, registry, split_input_file,
@@ -118,6 +123,7 @@ int main(int argc, char** argv) {
   }
   gdr::Status s = outputs.write(0, {text});
   if (s) s = outputs.commit();
+  llvm::sys::DontRemoveFileOnSignal(outputs.temporary(0));
   if (!s) {
     llvm::errs() << "gdr-opt: " << s.message() << "\n";
     return gdr::tools::kExitFailed;
