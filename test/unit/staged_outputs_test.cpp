@@ -30,6 +30,20 @@ std::string text_of(const std::string& path) {
   return text.str();
 }
 
+// Whether the test was started with SIGTERM ignored (the signal tests skip).
+bool sigterm_ignored() {
+  struct sigaction action;
+  return ::sigaction(SIGTERM, nullptr, &action) != 0 || action.sa_handler == SIG_IGN;
+}
+
+// In a forked child: SIGTERM not blocked, whatever the test was started with.
+void let_sigterm_in() {
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  ::pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+}
+
 size_t files_in(const std::string& dir) {
   return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
@@ -149,9 +163,7 @@ TEST(StagedOutputs, AnOutputWithoutAHardLinkIsStillPutBack) {
 // never between two (found by a review: outputs were left half old, half
 // new). Each round writes its number into both outputs, so they must agree.
 TEST(StagedOutputs, ASignalDuringACommitEndsTheProcessAfterIt) {
-  struct sigaction term_action;
-  ASSERT_EQ(::sigaction(SIGTERM, nullptr, &term_action), 0);
-  if (term_action.sa_handler == SIG_IGN) GTEST_SKIP() << "SIGTERM is ignored in this process";
+  if (sigterm_ignored()) GTEST_SKIP() << "SIGTERM is ignored in this process";
   for (int round = 0; round < 20; ++round) {
     const gdr::test::TempDir dir("gdr-staged-test");
     std::ofstream(dir.path("a")) << "0";
@@ -159,10 +171,7 @@ TEST(StagedOutputs, ASignalDuringACommitEndsTheProcessAfterIt) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      sigset_t term;
-      sigemptyset(&term);
-      sigaddset(&term, SIGTERM);
-      ::pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+      let_sigterm_in();
       std::thread([] {
         for (;;) ::usleep(100);  // takes the signal the committer holds back
       }).detach();
@@ -200,16 +209,11 @@ TEST(StagedOutputs, AForkedChildEndedByASignalLeavesTheParentsTemporaries) {
   const gdr::test::TempDir dir("gdr-staged-test");
   StagedOutputs outputs;
   ASSERT_TRUE(outputs.add("--a", dir.path("a")));
-  struct sigaction term_action;
-  ASSERT_EQ(::sigaction(SIGTERM, nullptr, &term_action), 0);
-  if (term_action.sa_handler == SIG_IGN) GTEST_SKIP() << "SIGTERM is ignored in this process";
+  if (sigterm_ignored()) GTEST_SKIP() << "SIGTERM is ignored in this process";
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    sigset_t term;
-    sigemptyset(&term);
-    sigaddset(&term, SIGTERM);
-    ::pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+    let_sigterm_in();
     ::raise(SIGTERM);
     ::_exit(1);
   }
