@@ -255,7 +255,8 @@ Status merge_into_tuning_db(const std::string& path, const std::vector<TuningRec
     if (Status s = support::create_private_folders(target.parent_path().string()); !s)
       return Status::error(path + ": cannot create its folder: " + s.message());
   const std::string lock_path = path + ".lock";
-  const int lock = ::open(lock_path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  // O_NONBLOCK: a FIFO planted there must not stall the open.
+  const int lock = ::open(lock_path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (lock < 0) return Status::error(lock_path + ": cannot open the writers' lock: " + std::strerror(errno));
   struct Unlock {
     int fd;

@@ -194,6 +194,11 @@ TEST_F(TuningDbTest, ConcurrentWritersKeepEachOthersRecords) {
   std::vector<TuningRecord> merged;
   const Status s = merge_into_tuning_db(file, {record("znver3", 0, 22, 1, Route::Recurrent, "w8-vt16-u1", 1)}, &merged);
   EXPECT_NE(s.message().find("not overwritten, which would drop those lines"), std::string::npos) << s.message();
+  // A lock that is not a regular file is refused at once, never waited on.
+  const std::string fifo_db = path("fifo.db");
+  ASSERT_EQ(::mkfifo((fifo_db + ".lock").c_str(), 0600), 0);
+  const Status fifo = merge_into_tuning_db(fifo_db, {}, &merged);
+  EXPECT_EQ(fifo.message(), fifo_db + ".lock: is not a regular file");
 }
 
 TEST_F(TuningDbTest, MergeKeepsOtherShapesAndHostsAndReplacesOverlappingBuckets) {
