@@ -79,21 +79,22 @@ Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int ro
   // small results go on the stack instead of a halide_malloc per call.
   if (!output.defined())
     result.compute_root().bound(row, row_min, row_extent).bound_storage(col, col_extent);
-  const bool columns_outer = strip.defined();
+  // The two tile loops: column tiles outermost when a strip is copied.
+  const Var inner_tiles = strip.defined() ? ro : co, outer_tiles = strip.defined() ? co : ro;
   result.tile(col, row, co, ro, ci, ri, ct.tile, rows);
   std::vector<VarOrRVar> order = {ci, ri};
   if (ct.vec > 1) {
     result.split(ci, cv, cl, ct.vec).vectorize(cl).unroll(cv);
     order = {cl, cv, ri};
   }
-  for (Var tiles : columns_outer ? std::vector<Var>{ro, co} : std::vector<Var>{co, ro}) order.push_back(tiles);
+  order.insert(order.end(), {inner_tiles, outer_tiles});
   result.reorder(order).unroll(ri);
-  if (columns_outer) {
+  if (strip.defined()) {
     strip.compute_at(result, co);
     if (ct.vec > 1) strip.vectorize(strip.args()[0], ct.vec);
   }
 
-  f.compute_at(result, columns_outer ? ro : co);
+  f.compute_at(result, inner_tiles);
   Var fo("fo"), fi("fi");
   if (ct.vec > 1) f.split(col, fo, fi, ct.vec).vectorize(fi).unroll(fo);
   f.unroll(row);

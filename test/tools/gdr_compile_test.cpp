@@ -408,6 +408,19 @@ TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
   EXPECT_EQ(listing(), std::vector<std::string>{"abi.a"});
 }
 
+// Polls every millisecond, for at most 120 s, until `ready()` or until the
+// child ends (*ended: its pid if it ended first, else 0; *status its
+// status); true if it was ready while the child ran.
+template <class Ready>
+bool ready_while_running(pid_t child, const Ready& ready, int* status, pid_t* ended) {
+  for (int ms = 0; ms < 120000; ++ms) {
+    if (ready()) return true;
+    if ((*ended = ::waitpid(child, status, WNOHANG)) != 0) return false;
+    ::usleep(1000);
+  }
+  return false;
+}
+
 // Killed while Halide writes its object into a scratch file beside the
 // outputs, gdr-compile leaves nothing (found by a review: the scratch file
 // stayed; staged outputs were already removed).
@@ -425,14 +438,9 @@ TEST_F(GdrCompileTest, ASignalMidCompileLeavesNothing) {
       if (name.find(".halide.o") != std::string::npos) return true;
     return false;
   };
-  bool seen = false;
   int status = 0;
   pid_t ended = 0;
-  for (int ms = 0; ms < 120000 && !seen && ended == 0; ++ms) {
-    seen = has_scratch();
-    if (!seen) ended = ::waitpid(child, &status, WNOHANG);
-    if (!seen && ended == 0) ::usleep(1000);
-  }
+  const bool seen = ready_while_running(child, has_scratch, &status, &ended);
   ASSERT_EQ(ended, 0) << "gdr-compile ended before a scratch file was seen";
   ::kill(child, SIGTERM);
   status = wait_for_child(child, 30);
@@ -480,10 +488,7 @@ TEST_F(GdrCompileTest, ASignalWhileLinkingEndsTheLinkerToo) {
   }
   int status = 0;
   pid_t ended = 0;
-  for (int ms = 0; ms < 120000 && !fs::exists(started) && ended == 0; ++ms) {
-    ended = ::waitpid(child, &status, WNOHANG);
-    if (ended == 0) ::usleep(1000);
-  }
+  ready_while_running(child, [&] { return fs::exists(started); }, &status, &ended);
   ASSERT_EQ(ended, 0) << "gdr-compile ended before its linker started";
   pid_t linker = 0;
   std::string blocked;
