@@ -7,7 +7,20 @@
 #include <sstream>
 #include <utility>
 
+#include "exit_codes.h"
+#include "version.h"
+
 namespace gdr::tools {
+
+bool answered_help_or_version(const Flags& flags, const char* usage, const std::string& tool) {
+  if (flags.help()) {
+    std::fputs(usage, stdout);
+    std::fputs(kExitCodesHelp, stdout);
+  } else if (flags.version()) {
+    std::fputs(version_text(tool).c_str(), stdout);
+  }
+  return flags.help() || flags.version();
+}
 
 bool parse_integer(const std::string& text, int64_t* out) {
   if (text.empty()) return false;

@@ -43,6 +43,10 @@ class Flags {
   std::map<std::string, std::string> values_;
 };
 
+// Prints `usage` and the exit codes for --help, or version_text(tool) for
+// --version, and says whether it did (the tool then exits with kExitOk).
+bool answered_help_or_version(const Flags& flags, const char* usage, const std::string& tool);
+
 // A whole decimal integer of int64_t's range; false otherwise.
 bool parse_integer(const std::string& text, int64_t* out);
 

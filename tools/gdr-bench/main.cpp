@@ -28,7 +28,6 @@
 #include "../common/json_text.h"
 #include "../common/measure.h"
 #include "../common/peak.h"
-#include "../common/version.h"
 #include "shapes.h"
 #include "gdr/loader.h"
 #include "gdr/runtime.h"
@@ -173,15 +172,7 @@ Config parse_args(int argc, char** argv) {
                                  "--interleave-cases"};
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
-  if (flags.help()) {
-    std::fputs(kUsage, stdout);
-    std::fputs(gdr::tools::kExitCodesHelp, stdout);
-    std::exit(gdr::tools::kExitOk);
-  }
-  if (flags.version()) {
-    std::fputs(gdr::tools::version_text("gdr-bench").c_str(), stdout);
-    std::exit(gdr::tools::kExitOk);
-  }
+  if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-bench")) std::exit(gdr::tools::kExitOk);
   Config c;
   constexpr int64_t kMaxSize = int64_t(1) << 20;
   std::vector<int64_t> threads(c.threads.begin(), c.threads.end());

@@ -19,7 +19,6 @@
 #include "../common/error_line.h"
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
-#include "../common/version.h"
 #include "gdr/compiler/aot_object.h"
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/cpu_features.h"
@@ -423,15 +422,7 @@ int main(int argc, char** argv) {
   known.insert("--runtime");
   gdr::tools::Flags flags;
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return usage_error(s.message());
-  if (flags.help()) {
-    std::fputs(kUsage, stdout);
-    std::fputs(gdr::tools::kExitCodesHelp, stdout);
-    return gdr::tools::kExitOk;
-  }
-  if (flags.version()) {
-    std::fputs(gdr::tools::version_text("gdr-compile").c_str(), stdout);
-    return gdr::tools::kExitOk;
-  }
+  if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-compile")) return gdr::tools::kExitOk;
   Args args = flags.all();
   if (args.count("--runtime")) {
     for (const auto& [flag, value] : args)

@@ -24,7 +24,6 @@
 #include "../common/flags.h"
 #include "../common/implementations.h"
 #include "../common/npy.h"
-#include "../common/version.h"
 #include "gdr/array_shapes.h"
 #include "gdr/runtime.h"
 #include "gdr/support/staged_outputs.h"
@@ -99,15 +98,7 @@ int run(int argc, char** argv) {
   known.insert(std::begin(int_inputs), std::end(int_inputs));
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s)
     return usage_error(s.message());
-  if (flags.help()) {
-    std::fputs(kUsage, stdout);
-    std::fputs(gdr::tools::kExitCodesHelp, stdout);
-    return gdr::tools::kExitOk;
-  }
-  if (flags.version()) {
-    std::fputs(gdr::tools::version_text("gdr-run").c_str(), stdout);
-    return gdr::tools::kExitOk;
-  }
+  if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-run")) return gdr::tools::kExitOk;
   for (const char* f : required)
     if (!flags.has(f)) return usage_error(std::string("missing ") + f + " (see --help)");
   std::map<std::string, std::string> args = flags.all();

@@ -24,7 +24,6 @@
 #include "../common/flags.h"
 #include "../common/form.h"
 #include "../common/peak.h"
-#include "../common/version.h"
 #include "candidates.h"
 #include "crossover.h"
 #include "gdr/compiler/target.h"
@@ -145,15 +144,7 @@ Config parse_args(int argc, char** argv) {
                                  "--routes", "--widths", "--report", "--db", "--budget"};
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
-  if (flags.help()) {
-    std::fputs(kUsage, stdout);
-    std::fputs(gdr::tools::kExitCodesHelp, stdout);
-    std::exit(gdr::tools::kExitOk);
-  }
-  if (flags.version()) {
-    std::fputs(gdr::tools::version_text("gdr-tune").c_str(), stdout);
-    std::exit(gdr::tools::kExitOk);
-  }
+  if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-tune")) std::exit(gdr::tools::kExitOk);
   Config c;
   gdr::tune::TuneOptions& o = c.tune;
   constexpr int64_t kMaxSize = int64_t(1) << 20;
