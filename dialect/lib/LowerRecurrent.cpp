@@ -39,11 +39,12 @@
 // interleavesRows). A block's tile starts from initial_state (the first block) or
 // from where the block before left it (the worker's scratch; the last
 // block writes final_state), with one read-only sweep for its first sums.
-// A last block of one to four tokens (decode, speculative decode) runs as
-// one group, after the loop over the others: its whole tiles in turn, the
-// sweep that writes one tile's final state summing the next tile: only the
-// first tile's sums sweep is read-only, and that one is skipped when the
-// worker's task before summed it (kernel ABI 5, emitOneGroupBlock).
+// The last one to four tokens past a GDR_TOKEN_BLOCK edge (decode,
+// speculative decode) run as a block of one group, after the loop over the
+// others: its whole tiles in turn, the sweep that writes one tile's final
+// state summing the next tile: only the first tile's sums sweep is
+// read-only, and that one is skipped when the worker's task before summed
+// it (kernel ABI 5, emitOneGroupBlock).
 //
 // Every column goes through the same operations in the same order whichever
 // tile or lane holds it, so splitting a head's columns over threads gives
@@ -210,8 +211,11 @@ class RecurrentEmitter {
       // it, LLVM's loop passes walked its code with the loop's every time
       // (2026-12-06, Ice Lake Xeon, gdr-compile --route recurrent, K = V =
       // 64 / 128 / 256: 1.86 / 1.69 / 1.72 s before, 1.52 / 1.40 / 1.55
-      // after).
-      Value left = rem(T_, blockTokens_);
+      // after). Counted from the last GDR_TOKEN_BLOCK edge, not the last
+      // block's start, so that head-major, token-major and a sequence split
+      // across calls at such an edge run the same last tokens as one group
+      // (the same bits).
+      Value left = rem(T_, c(GDR_TOKEN_BLOCK));
       Value beforeOne = sub(left, c(1));  // wraps when no block is left over
       Value hasTail = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, beforeOne, c(oneGroupTokens()));
       Value none = c(0);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <tuple>
 
 #include "gdr/runtime.h"
 
@@ -212,6 +213,35 @@ double relative_error(const Problem& p, const Reference& ref) {
   scan(p.out, ref.out);
   scan(p.final_pool(), ref.final_state);
   return worst;
+}
+
+LineAlignedFloats swap_heads_and_tokens(const LineAlignedFloats& x, int64_t B, int64_t heads,
+                                        int64_t T, int64_t width, bool back) {
+  LineAlignedFloats y(x.size());
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t i = 0; i < width; ++i) {
+          const int64_t head_major = ((b * heads + h) * T + t) * width + i;
+          const int64_t token_major = ((b * T + t) * heads + h) * width + i;
+          if (back)
+            y[head_major] = x[token_major];
+          else
+            y[token_major] = x[head_major];
+        }
+  return y;
+}
+
+Problem token_major_copy(const Problem& p) {
+  Problem q = p;
+  q.form.layout = Layout::TokenMajor;
+  const int64_t H = p.H, Hk = heads_or(p.form.key_heads, H), Hq = heads_or(p.form.query_heads, H);
+  const int64_t decay_width = p.form.decay == DecayKind::Scalar ? 1 : p.K;
+  for (auto [x, heads, width] : {std::tuple{&q.query, Hq, p.K}, {&q.key, Hk, p.K}, {&q.value, H, p.V},
+                                 {&q.decay, H, decay_width}, {&q.beta, H, int64_t{1}},
+                                 {&q.out, std::max(Hq, H), p.V}})
+    *x = swap_heads_and_tokens(*x, p.B, heads, p.T, width);
+  return q;
 }
 
 std::string describe(const Problem& p) {

@@ -37,10 +37,12 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c16{{(_[0-9]+)?}} step %c1 {
 // CHECK-NOT: gdr.nontemporal
 // Else blocks: each computes its per-token rows once (one k·q reduction
-// per token), then runs its tiles; a last block of one to four tokens
-// (T mod 128 - 1 < 4, unsigned) runs apart, after the others.
+// per token), then runs its tiles; the last one to four tokens past a
+// multiple of 64 (T mod 64 - 1 < 4, unsigned: GDR_TOKEN_BLOCK, whatever the
+// block) run apart, after the others.
 // CHECK: } else {
-// CHECK-NEXT: %[[LEFT:.*]] = arith.remui %[[T]], %[[BLOCK]] : index
+// CHECK-NEXT: %[[SIXTY_FOUR:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[LEFT:.*]] = arith.remui %[[T]], %[[SIXTY_FOUR]] : index
 // CHECK-NEXT: arith.constant 1 : index
 // CHECK-NEXT: %[[BEFORE_ONE:.*]] = arith.subi %[[LEFT]], %{{.*}} : index
 // CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index

@@ -5,28 +5,6 @@
 
 #include "gdr/reference/reference.h"
 
-namespace {
-
-gdr::Tensors tensors_of(gdr::test::Problem& p) {
-  gdr::Tensors t;
-  t.query = p.query.data();
-  t.key = p.key.data();
-  t.value = p.value.data();
-  t.decay = p.decay.data();
-  t.beta = p.beta.data();
-  t.initial_state = p.initial_state.data();
-  t.out = p.out.data();
-  t.final_state = p.final_state.data();
-  t.B = p.B;
-  t.H = p.H;
-  t.T = p.T;
-  t.K = p.K;
-  t.V = p.V;
-  return t;
-}
-
-}  // namespace
-
 int check_kernel(const gdr::Kernel& kernel, int64_t vector_bits) {
   using namespace gdr::test;
   struct Shape {
@@ -43,7 +21,7 @@ int check_kernel(const gdr::Kernel& kernel, int64_t vector_bits) {
         o.column_parts = parts;
         Accuracy a;
         const gdr::Status st =
-            measure_accuracy(p, [&](const gdr::Tensors&) { return gdr::execute(kernel, tensors_of(p), o); }, &a);
+            measure_accuracy(p, [&](const gdr::Tensors&) { return gdr::execute(kernel, p.tensors(), o); }, &a);
         ++cases;
         if (!st || !a.within_contract()) {
           ++failures;
@@ -53,6 +31,23 @@ int check_kernel(const gdr::Kernel& kernel, int64_t vector_bits) {
                       a.yardstick_error);
         }
       }
+  // Token-major gives head-major's bits, across the token blocks' edges and
+  // the last tokens a kernel runs as one group (2 to 4 on 32 registers).
+  for (int64_t T : {66, 67, 68, 131}) {
+    Problem head_major = make_problem(1, 2, T, kernel.K, kernel.V, {DecayRegime::Uniform, BetaRegime::Uniform, true, 9});
+    Problem token_major = token_major_copy(head_major);
+    gdr::Options o;
+    o.threads = 2;
+    const gdr::Status a = gdr::execute(kernel, head_major.tensors(), o), b = gdr::execute(kernel, token_major.tensors(), o);
+    ++cases;
+    const bool same = a && b && swap_heads_and_tokens(token_major.out, 1, 2, T, kernel.V, /*back=*/true) == head_major.out &&
+                      token_major.final_state == head_major.final_state;
+    if (!same) {
+      ++failures;
+      std::printf("  FAILED %s T=%lld: %s\n", kernel.name.c_str(), (long long)T,
+                  !a ? a.message().c_str() : !b ? b.message().c_str() : "token-major does not give head-major's bits");
+    }
+  }
   const std::string vectors = vector_bits > 0 ? ", " + std::to_string(vector_bits) + "-bit vectors" : "";
   std::printf("%s: K=%lld V=%lld%s: %d of %d cases within the contract\n", kernel.name.c_str(),
               (long long)kernel.K, (long long)kernel.V, vectors.c_str(), cases - failures, cases);

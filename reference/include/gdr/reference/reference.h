@@ -66,6 +66,13 @@ struct ProblemOptions {
 Problem make_problem(int64_t B, int64_t H, int64_t T, int64_t K, int64_t V,
                      const ProblemOptions& options = {});
 
+// The same problem token-major: its inputs' [B, heads, T, width] rows moved
+// to [B, T, heads, width] (p must be head-major, without varlen).
+Problem token_major_copy(const Problem& p);
+// [B, heads, T, width] -> [B, T, heads, width], or back with `back`.
+LineAlignedFloats swap_heads_and_tokens(const LineAlignedFloats& x, int64_t B, int64_t heads,
+                                        int64_t T, int64_t width, bool back = false);
+
 // One task's arguments for a call of one head and one sequence (B = H = 1,
 // head-major, channel decay, one readout): for tests that call a kernel's
 // entry point directly. Every column, no scratch.
