@@ -15,6 +15,7 @@
 #include <mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h>
 #include <mlir/Target/LLVMIR/Export.h>
 
+#include "gdr/Dialect/DefaultSchedule.h"
 #include "gdr/Dialect/GdrPasses.h"
 #include "gdr/compiler/disk_cache.h"
 #include "gdr/compiler/jit.h"
@@ -44,8 +45,14 @@ std::string module_text(const KernelSpec& spec, const RecurrentSchedule& s, cons
           ", v_tile = " + std::to_string(s.v_tile) + ", unroll = " + std::to_string(s.unroll) +
           ", prefetch = " + std::to_string(s.prefetch) +
           (s.sweep_tokens != 2 ? ", sweep_tokens = " + std::to_string(s.sweep_tokens) : "") + ">";
-  text += " target <cpu = \"" + target.cpu + "\", vector_bits = " +
-          std::to_string(target.vector_bits) + ">\n";
+  // The registers only where the CPU's name does not tell them (an x86
+  // triple's "generic"), so that other kernels' text stays as it was.
+  const int64_t registers = vector_registers(target);
+  text += " target <cpu = \"" + target.cpu + "\", vector_bits = " + std::to_string(target.vector_bits) +
+          (registers != mlir::gdr::vectorRegisters(target.vector_bits, target.cpu)
+               ? ", vector_registers = " + std::to_string(registers)
+               : "") +
+          ">\n";
   return text;
 }
 

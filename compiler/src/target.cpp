@@ -12,6 +12,8 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include "gdr/Dialect/DefaultSchedule.h"
+
 namespace gdr::compiler {
 
 void initialize_native_target() {
@@ -105,6 +107,10 @@ Status target_for(const std::string& triple, const std::string& cpu, const std::
     t.vector_bits = subtarget->checkFeatures("+avx512f") ? 512 : subtarget->checkFeatures("+avx") ? 256 : 128;
   *target = t;
   return Status::success();
+}
+
+int vector_registers(const Target& target) {
+  return static_cast<int>(mlir::gdr::vectorRegisters(target.vector_bits, llvm::Triple(target.triple).isX86()));
 }
 
 std::string architecture_name(const std::string& triple) {

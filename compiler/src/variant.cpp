@@ -8,7 +8,6 @@
 #include <tuple>
 #include <vector>
 
-#include <llvm/ADT/Triple.h>
 
 #include "gdr/Dialect/DefaultSchedule.h"
 #include "gdr/Dialect/Limits.h"
@@ -223,14 +222,6 @@ std::string cache_description(const Variant& v, const Target& target) {
   return "route recurrent\ntriple " + target.triple + "\ncpu " + target.cpu + "\nfeatures " +
          target.features + "\nmodule " + recurrent_module_text(v.spec(), v.recurrent, target);
 }
-
-namespace {
-
-int64_t vector_registers(const Target& target) {
-  return mlir::gdr::vectorRegisters(target.vector_bits, llvm::Triple(target.triple).isX86());
-}
-
-}  // namespace
 
 RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target) {
   const mlir::gdr::RecurrentScheduleKnobs s =

@@ -12,7 +12,8 @@ struct AttachSchedulePass : GdrAttachScheduleBase<AttachSchedulePass> {
       const TargetAttr target = kernel.getTargetAttr();
       const int64_t bits = target ? target.getVectorBits() : int64_t(vectorBits);
       const StringRef cpu = target ? target.getCpu() : StringRef();
-      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits, vectorRegisters(bits), cpu));
+      const int64_t registers = target ? target.getVectorRegisters() : vectorRegisters(bits, cpu);
+      kernel.setScheduleAttr(defaultSchedule(kernel.getProblem(), bits, registers, cpu));
     });
   }
 };

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 
+#include <llvm/Support/X86TargetParser.h>
+
 namespace mlir::gdr {
 
 int64_t vectorRegisters(int64_t vectorBits, bool x86) { return x86 && vectorBits < 512 ? 16 : 32; }
-int64_t vectorRegisters(int64_t vectorBits) { return vectorRegisters(vectorBits, vectorBits == 256); }
+int64_t vectorRegisters(int64_t vectorBits, StringRef cpu) {
+  return vectorRegisters(vectorBits, vectorBits == 256 || llvm::X86::parseArchX86(cpu) != llvm::X86::CK_None);
+}
 
 RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers,
                                                 StringRef cpu) {

@@ -7,6 +7,7 @@
 #include <mlir/IR/Builders.h>
 #include <mlir/IR/DialectImplementation.h>
 
+#include "gdr/Dialect/DefaultSchedule.h"
 #include "gdr/Dialect/GdrDialect.h"
 #include "gdr/Dialect/Limits.h"
 
@@ -175,22 +176,30 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 Attribute TargetAttr::parse(AsmParser& parser, Type) {
   std::string cpu;
-  int64_t bits = 0;
+  int64_t bits = 0, registers = 0;
   SMLoc loc = parser.getCurrentLocation();
-  if (parseKeyValues(parser, "target", {{"cpu", string(&cpu)}, {"vector_bits", integer(&bits)}},
+  if (parseKeyValues(parser, "target",
+                     {{"cpu", string(&cpu)}, {"vector_bits", integer(&bits)},
+                      {"vector_registers", integer(&registers)}},
                      {"cpu", "vector_bits"}))
     return {};
-  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), cpu, bits);
+  if (registers == 0) registers = vectorRegisters(bits, StringRef(cpu));
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), cpu, bits, registers);
 }
 
 void TargetAttr::print(AsmPrinter& printer) const {
-  printer << "<cpu = \"" << getCpu() << "\", vector_bits = " << getVectorBits() << ">";
+  printer << "<cpu = \"" << getCpu() << "\", vector_bits = " << getVectorBits();
+  if (getVectorRegisters() != vectorRegisters(getVectorBits(), getCpu()))
+    printer << ", vector_registers = " << getVectorRegisters();
+  printer << ">";
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef cpu,
-                                 int64_t vectorBits) {
+                                 int64_t vectorBits, int64_t vectorRegisters) {
   if (cpu.empty()) return emitError() << "#gdr.target 'cpu' must not be empty";
   if (vectorBits != 128 && vectorBits != 256 && vectorBits != 512)
     return emitError() << "#gdr.target 'vector_bits' must be 128, 256 or 512, got " << vectorBits;
+  if (vectorRegisters != 16 && vectorRegisters != 32)
+    return emitError() << "#gdr.target 'vector_registers' must be 16 or 32, got " << vectorRegisters;
   return success();
 }

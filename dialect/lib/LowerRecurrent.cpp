@@ -27,7 +27,7 @@
 // at a block's first token; a block of odd length ends with one token
 // alone. A pair's sweep keeps twice the accumulators; with
 // sweep_tokens = 1 every sweep updates one token and accumulates the next
-// one's sums. On 256-bit targets (x86 AVX2, 16 vector registers) the sweep
+// one's sums. On 16 vector registers (x86 SSE and AVX2) the sweep
 // sums one broadcast at a time (accumulateEachGated).
 //
 // Blocks: a task's tokens run in blocks of kBlockTokens (token-major rows:
@@ -1388,8 +1388,9 @@ class RecurrentEmitter {
   const bool scalarDecay_;
   const int64_t W_, tile_, unroll_, prefetch_;
   const int64_t G_;  // tokens per sweep (sweep_tokens): 1 or 2
-  // A 256-bit target (x86 AVX2, 16 vector registers; 128 bits reads as
-  // NEON's 32): sweeps sum one broadcast at a time (accumulateEachGated).
+  // A target of 16 vector registers (x86 SSE and AVX2; #gdr.target's
+  // vector_registers): sweeps sum one broadcast at a time
+  // (accumulateEachGated).
   const bool scarceRegisters_;
   const ScratchLayout at_;
   Type f32_;
@@ -1432,11 +1433,11 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
       fn.setPrivate();
       Block* entry = fn.addEntryBlock();
       b.setInsertionPointToStart(entry);
-      // The target's vector width, else the schedule's.
-      const int64_t bits = kernel.getTargetAttr() ? kernel.getTargetAttr().getVectorBits()
-                                                  : kernel.getScheduleAttr().getVectorWidth() * 32;
-      RecurrentEmitter(b, kernel.getLoc(), kernel.getProblem(), kernel.getScheduleAttr(), vectorRegisters(bits))
-          .emit(entry);
+      // The target's registers, else those the schedule's width implies.
+      const TargetAttr target = kernel.getTargetAttr();
+      const int64_t registers = target ? target.getVectorRegisters()
+                                       : vectorRegisters(kernel.getScheduleAttr().getVectorWidth() * 32, "");
+      RecurrentEmitter(b, kernel.getLoc(), kernel.getProblem(), kernel.getScheduleAttr(), registers).emit(entry);
       b.create<ReturnOp>(kernel.getLoc());
       kernel.erase();
     }

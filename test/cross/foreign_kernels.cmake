@@ -1,11 +1,12 @@
 # cmake -DSOURCE_DIR=<gdr source> -DWORK_DIR=<folder> -DGDR_COMPILE=<gdr-compile>
-#       -DFOREIGN_TARGET=aarch64|x86-64-v3 [-DCXX=<compiler> -DC=<compiler>] -P foreign_kernels.cmake
+#       -DFOREIGN_TARGET=aarch64|x86-64-v3|x86-64-v2 [-DCXX=<compiler> -DC=<compiler>] -P foreign_kernels.cmake
 # Kernels for another machine, run: gdr-compile writes them for TARGET, the
 # program in project/ links them with gdr's runtime built for TARGET and
 # checks them against float64 there. aarch64: built with Debian's cross
 # compiler (cmake/toolchains/aarch64-linux-gnu.cmake), run under qemu-aarch64;
 # x86-64-v3: built natively, run here, and its kernels must hold no 512-bit
-# register. Without the cross tools (or an AVX2 CPU for x86-64-v3) the test
+# register; x86-64-v2 (SSE: 16 registers of 4 floats, which no other test
+# runs) likewise, with no 256-bit register either. Without the cross tools (or an AVX2 CPU for x86-64-v3) the test
 # prints "gdr-cross: SKIPPED ..." and ctest reports it skipped
 # (SKIP_REGULAR_EXPRESSION: `cmake -P` cannot choose its exit code).
 include(${SOURCE_DIR}/test/package/steps.cmake)
@@ -43,8 +44,12 @@ elseif(FOREIGN_TARGET STREQUAL "x86-64-v3")
   set(configure -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C}
       "-DGDR_TARGET_FLAGS=--target x86-64-v3" "-DGDR_LIBRARY_TARGET_FLAGS=--target x86-64-v3" -DVECTOR_WIDTH=8 -DHELPER_TARGET=x86-64-v3)
   set(elf_machine 3e00)  # EM_X86_64 = 62
+elseif(FOREIGN_TARGET STREQUAL "x86-64-v2")
+  set(configure -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${C}
+      "-DGDR_TARGET_FLAGS=--target x86-64-v2" "-DGDR_LIBRARY_TARGET_FLAGS=--target x86-64-v2" -DVECTOR_WIDTH=4 -DHELPER_TARGET=x86-64-v2)
+  set(elf_machine 3e00)
 else()
-  message(FATAL_ERROR "FOREIGN_TARGET: expected aarch64 or x86-64-v3, got '${FOREIGN_TARGET}'")
+  message(FATAL_ERROR "FOREIGN_TARGET: expected aarch64, x86-64-v3 or x86-64-v2, got '${FOREIGN_TARGET}'")
 endif()
 if(skipped)
   return()
@@ -98,6 +103,13 @@ if(FOREIGN_TARGET STREQUAL "x86-64-v3")
     endif()
     if(NOT listing MATCHES "ymm")
       message(FATAL_ERROR "${o} (x86-64-v3) uses no 256-bit registers")
+    endif()
+  endforeach()
+elseif(FOREIGN_TARGET STREQUAL "x86-64-v2")
+  foreach(o ${objects} ${libraries})
+    gdr_step("disassemble ${o}" COMMAND /usr/lib/llvm-14/bin/llvm-objdump -d ${o} OUTPUT_VARIABLE listing)
+    if(listing MATCHES "[yz]mm")
+      message(FATAL_ERROR "${o} (x86-64-v2) uses 256- or 512-bit registers")
     endif()
   endforeach()
 endif()

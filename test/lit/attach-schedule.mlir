@@ -22,9 +22,18 @@ gdr.kernel @intel_avx512 problem <k = 128, v = 128, element_type = f32, route = 
 // CHECK-SAME: schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>
 gdr.kernel @amd_avx512 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "znver4", vector_bits = 512>
 
+// 128 bits: SSE's 16 registers for an x86 CPU name (one token a sweep, as
+// gdr-compile chooses for the x86 triple), NEON's 32 for an ARM one or
+// "generic" (pairs), unless the target says how many.
 // CHECK-LABEL: gdr.kernel @sse_target
-// CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 2> target <cpu = "x86-64", vector_bits = 128>
+// CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 2, sweep_tokens = 1> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @sse_target problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "x86-64", vector_bits = 128>
+// CHECK-LABEL: gdr.kernel @neon_target
+// CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 2> target <cpu = "cortex-a76", vector_bits = 128>
+gdr.kernel @neon_target problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "cortex-a76", vector_bits = 128>
+// CHECK-LABEL: gdr.kernel @generic_x86
+// CHECK-SAME: sweep_tokens = 1> target <cpu = "generic", vector_bits = 128, vector_registers = 16>
+gdr.kernel @generic_x86 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "generic", vector_bits = 128, vector_registers = 16>
 
 // The packed tile (K x v_tile floats) stays within 32 KiB: a larger K gets
 // a narrower tile.

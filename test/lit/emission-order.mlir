@@ -14,12 +14,12 @@
 // RUN: gdr-opt %s -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s --check-prefix=ENTRY
 // RUN: gdr-opt %s -gdr-lower-recurrent | FileCheck %s --check-prefix=BODY
 
-gdr.kernel @order problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
-gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
+gdr.kernel @order problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "cortex-a76", vector_bits = 128>
+gdr.kernel @order_scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "cortex-a76", vector_bits = 128>
 // Rows and tiles of whole cache lines (16 floats) reach the places only a
 // streamed final state has: the flag, the next tile's place and prefetches,
 // and the entry point's alignment test.
-gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
+gdr.kernel @order_streaming problem <k = 2, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 0> target <cpu = "cortex-a76", vector_bits = 128>
 
 // The entry point: K, V, the decay kind and the readouts (each field's load
 // before its constant, each comparison before the next field), the scratch,

@@ -337,6 +337,18 @@ gdr.kernel @single problem <k = 4, v = 8, element_type = f32, route = recurrent>
 // CHECK-NEXT: vector.fma %[[ROW1]], %[[G1]], %{{.*}} : vector<8xf32>
 gdr.kernel @avx2 problem <k = 4, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 8, v_tile = 16, unroll = 1> target <cpu = "znver3", vector_bits = 256>
 
+// The same on SSE (an x86 CPU at 128 bits: 16 registers), which before
+// 2026-12-07 was lowered as NEON's 32.
+// CHECK-LABEL: func private @sse_body(
+// CHECK: arith.cmpf one
+// CHECK: vector.store %[[ROW0:[0-9]+]], %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK: vector.store %[[ROW1:[0-9]+]], %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: arith.constant
+// CHECK: %[[G0:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT: vector.fma %[[ROW0]], %[[G0]], %{{.*}} : vector<4xf32>
+// CHECK-NEXT: vector.fma %[[ROW1]], %[[G0]], %{{.*}} : vector<4xf32>
+gdr.kernel @sse problem <k = 4, v = 8, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 1> target <cpu = "x86-64-v2", vector_bits = 128>
+
 // Kernels of other routes are left to their own lowering.
 // CHECK: gdr.kernel @chunked
 gdr.kernel @chunked problem <k = 16, v = 40, element_type = f32, route = chunked>

@@ -11,22 +11,23 @@ a=$1 b=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-# K and V with and without scalar tails and ragged tiles, every vector width,
-# one- and three-vector tiles, a remainder row or none, prefetch or none;
-# then the default schedules with and without a target.
+# K and V with and without scalar tails and ragged tiles, every vector width
+# (128 bits on SSE's 16 registers and NEON's 32), one- and three-vector
+# tiles, a remainder row or none, prefetch or none; then the default
+# schedules with and without a target.
 kernels=$dir/kernels.mlir
 n=0
 for kv in "5 12" "16 40" "20 24" "64 80" "128 128"; do
   read -r k v <<<"$kv"
-  for wb in "4 128" "8 256" "16 512"; do
-    read -r w bits <<<"$wb"
+  for wb in "4 128 x86-64" "4 128 cortex-a76" "8 256 x86-64" "16 512 x86-64"; do
+    read -r w bits cpu <<<"$wb"
     for vectors in 1 3; do
       for unroll in 1 3; do
         for prefetch in 0 2; do
           n=$((n + 1))
           echo "gdr.kernel @k$n problem <k = $k, v = $v, element_type = f32, route = recurrent>" \
             "schedule <vector_width = $w, v_tile = $((w * vectors)), unroll = $unroll, prefetch = $prefetch>" \
-            "target <cpu = \"x86-64\", vector_bits = $bits>"
+            "target <cpu = \"$cpu\", vector_bits = $bits>"
         done
       done
     done
@@ -39,10 +40,10 @@ done >"$kernels"
 cat >>"$kernels" <<'EOF'
 gdr.kernel @default_avx512 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "icelake-client", vector_bits = 512>
 gdr.kernel @default_no_target problem <k = 96, v = 80, element_type = f32, route = recurrent>
-gdr.kernel @readouts problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
-gdr.kernel @scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 2> target <cpu = "x86-64", vector_bits = 128>
-gdr.kernel @streaming problem <k = 2, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 0> target <cpu = "x86-64", vector_bits = 128>
-gdr.kernel @single_token problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 2, sweep_tokens = 1> target <cpu = "x86-64", vector_bits = 128>
+gdr.kernel @readouts problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 0> target <cpu = "cortex-a76", vector_bits = 128>
+gdr.kernel @scalar problem <k = 5, v = 12, element_type = f32, gate = scalar, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 2> target <cpu = "cortex-a76", vector_bits = 128>
+gdr.kernel @streaming problem <k = 2, v = 32, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 0> target <cpu = "cortex-a76", vector_bits = 128>
+gdr.kernel @single_token problem <k = 5, v = 12, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 4, v_tile = 8, unroll = 2, prefetch = 2, sweep_tokens = 1> target <cpu = "cortex-a76", vector_bits = 128>
 gdr.kernel @default_avx2 problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "znver3", vector_bits = 256>
 EOF
 n=$((n + 7))

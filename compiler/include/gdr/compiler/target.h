@@ -28,6 +28,10 @@ void initialize_native_target();
 // The host, detected once.
 const Target& host_target();
 
+// Its vector registers: 16 on x86 below AVX-512 (SSE, AVX, AVX2), else 32
+// (AVX-512, NEON), as the recurrent route's lowering counts them.
+int vector_registers(const Target& target);
+
 // "" if LLVM (as initialised here) has a target for `triple`, else why.
 std::string why_triple_unknown(const std::string& triple);
 // "" if LLVM knows `cpu` for `triple` ("" is its generic CPU), else why.

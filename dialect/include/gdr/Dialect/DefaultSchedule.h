@@ -16,10 +16,10 @@ struct RecurrentScheduleKnobs {
 // The vector registers of a target whose widest vectors have `vectorBits`
 // bits: 16 on x86 below AVX-512 (SSE, AVX, AVX2), else 32 (AVX-512, NEON).
 int64_t vectorRegisters(int64_t vectorBits, bool x86);
-// The same from the vector width alone, as the passes see a kernel (a module
-// names no architecture): only x86 has 256-bit vectors, and 128 bits reads
-// as NEON's 32 registers.
-int64_t vectorRegisters(int64_t vectorBits);
+// The same from a kernel's target attribute: x86 if `cpu` is an x86 CPU
+// name of LLVM's (or the vectors are 256 bits, x86's alone); "generic" and
+// ARM's names read as 32 (NEON).
+int64_t vectorRegisters(int64_t vectorBits, StringRef cpu);
 
 // The default for a K x V state on a target whose widest vector register
 // has `vectorBits` bits, of which it has `registers` (V does not change it),

@@ -60,13 +60,18 @@ def Gdr_TargetAttr : Gdr_Attr<"Target", "target"> {
   let description = [{
     `cpu` is LLVM's CPU name; `vector_bits` the widest vector register the
     kernel may use (512 with AVX-512, 256 with AVX2). Schedules wider than
-    the target are rejected.
+    the target are rejected. `vector_registers` (16 or 32) is how many such
+    registers the CPU has; by default 16 for an x86 CPU name below 512 bits
+    (SSE, AVX, AVX2), else 32 (AVX-512, NEON), and printed only when it
+    differs (an x86 triple with CPU "generic" says 16).
 
     ```mlir
     #gdr.target<cpu = "icelake-client", vector_bits = 512>
+    #gdr.target<cpu = "generic", vector_bits = 128, vector_registers = 16>
     ```
   }];
-  let parameters = (ins StringRefParameter<"cpu">:$cpu, "int64_t":$vectorBits);
+  let parameters = (ins StringRefParameter<"cpu">:$cpu, "int64_t":$vectorBits,
+                        "int64_t":$vectorRegisters);
 }
 
 #endif  // GDR_ATTRS_TD
