@@ -223,9 +223,10 @@ std::string cache_description(const Variant& v, const Target& target) {
          target.features + "\nmodule " + recurrent_module_text(v.spec(), v.recurrent, target);
 }
 
-RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target) {
-  const mlir::gdr::RecurrentScheduleKnobs s =
-      mlir::gdr::defaultRecurrentSchedule(K, target.vector_bits, vector_registers(target), target.cpu);
+RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target, int64_t readouts) {
+  const int registers = vector_registers(target);
+  const mlir::gdr::RecurrentScheduleKnobs s = mlir::gdr::fitReadouts(
+      mlir::gdr::defaultRecurrentSchedule(K, target.vector_bits, registers, target.cpu), readouts, registers);
   return RecurrentSchedule{s.vectorWidth, s.vTile, s.unroll, s.prefetch, s.sweepTokens};
 }
 
@@ -233,9 +234,14 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   if (route == Route::Chunked)
     return chunked_variant(spec, schedules::default_schedule(target.vector_bits / 32));
   const int64_t V = spec.V;
-  RecurrentSchedule s = dialect_default_recurrent(spec.K, target);
+  const bool decode = T <= kDecodeTokens;
+  // Prefill's tile and sweep fit the readouts (fitReadouts); decode, bound
+  // by the state's stream, keeps its wide tile: at T = 1 (H = 32, 1
+  // readout) 8 vectors took 0.202 ms against 0.262 with 4 and 0.38 with 2
+  // or 3.
+  RecurrentSchedule s = dialect_default_recurrent(spec.K, target, decode ? 1 : spec.readouts);
   const int64_t w = s.vector_width;
-  if (T <= kDecodeTokens) {
+  if (decode) {
     s.v_tile = (vector_registers(target) < 32 && spec.K <= 64 ? 4 : 8) * w;
     // Two rows a step were for 2-vector tiles on 32 registers (DefaultSchedule);
     // a one-token block steps one row at a time whatever the unroll.
@@ -244,32 +250,8 @@ Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Ta
   // Columns past V would only name a different kernel that computes the
   // same: the tile is clamped to the whole vectors of V (at least one).
   s.v_tile = std::max(w, std::min(s.v_tile, V / w * w));
-  // Each readout takes one more accumulator per vector of the tile and
-  // token of a sweep: the tile shrinks to what half the registers hold, the
-  // deltas, broadcasts and state vectors need the rest. AVX2 (Zen 3), H =
-  // 16, 32 query heads (2 readouts), K = V = 128, T = 512, 1 thread, one
-  // gdr-bench run (2026-12-02), one token per sweep: 2 / 3 / 4 vectors
-  // (6 / 9 / 12 accumulators) 19.2 / 20.5 / 23.3 ms. AVX-512 (Zen 5, 32
-  // registers), same shape, pairs, one gdr-bench run (2026-12-03): 2 / 4 /
-  // 8 vectors (12 / 24 / 48 accumulators) 5.21 / 5.99 / 9.63 ms on 1
-  // thread, 2.64 / 3.14 / 5.42 on 2; one readout keeps 4 vectors (16
-  // accumulators). Decode, bound by the state's stream, keeps its wide tile:
-  // at T = 1 (H = 32, 1 readout) 8 vectors took 0.202 ms against 0.262 with
-  // 4 and 0.38 with 2 or 3.
-  const bool decode = T <= kDecodeTokens;
-  // On 16 registers a pair of two or more readouts keeps one vector only:
-  // one token per sweep instead. AVX2 (Zen 3), H = 16, 32 query heads, K =
-  // V = 128, one gdr-bench run (2026-12-03), 1 / 2 threads: T = 512 one
-  // token on 2 vectors 19.2 / 9.6 ms, pairs of 1 or 2 vectors 28.5 / 13.7
-  // and 24.2 / 12.6; T = 128 2.61 ms on 2 threads against 3.66 and 3.32.
-  // Unroll 1, as measured (AVX2's unroll 2 at K <= 64 was for pairs).
-  if (!decode && s.sweep_tokens == 2 && spec.readouts > 1 && vector_registers(target) < 32) {
-    s.sweep_tokens = 1;
-    s.unroll = 1;
-  }
-  const int64_t per_vector = (1 + spec.readouts) * (decode ? 1 : s.sweep_tokens);
-  const int64_t accumulators = decode ? mlir::gdr::kMaxSweepAccumulators : vector_registers(target) / 2;
-  while (s.v_tile > w && s.v_tile / w * per_vector > accumulators) s.v_tile -= w;
+  if (decode)
+    s.v_tile = mlir::gdr::tileWithinAccumulators(s.v_tile, w, 1 + spec.readouts, mlir::gdr::kMaxSweepAccumulators);
   return recurrent_variant(spec, s);
 }
 

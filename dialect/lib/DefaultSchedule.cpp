@@ -94,8 +94,38 @@ RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, i
   return {width, width * vectors, unroll, /*prefetch=*/2, sweepTokens};
 }
 
+int64_t tileWithinAccumulators(int64_t tile, int64_t width, int64_t perVector, int64_t accumulators) {
+  while (tile > width && tile / width * perVector > accumulators) tile -= width;
+  return tile;
+}
+
+RecurrentScheduleKnobs fitReadouts(RecurrentScheduleKnobs s, int64_t readouts, int64_t registers) {
+  // On 16 registers a pair of two or more readouts keeps one vector only:
+  // one token per sweep instead. AVX2 (Zen 3), H = 16, 32 query heads, K =
+  // V = 128, one gdr-bench run (2026-12-03), 1 / 2 threads: T = 512 one
+  // token on 2 vectors 19.2 / 9.6 ms, pairs of 1 or 2 vectors 28.5 / 13.7
+  // and 24.2 / 12.6; T = 128 2.61 ms on 2 threads against 3.66 and 3.32.
+  // Unroll 1, as measured (AVX2's unroll 2 at K <= 64 was for pairs).
+  if (s.sweepTokens == 2 && readouts > 1 && registers < 32) {
+    s.sweepTokens = 1;
+    s.unroll = 1;
+  }
+  // The tile shrinks to what half the registers hold; the deltas,
+  // broadcasts and state vectors need the rest. AVX2 (Zen 3), H = 16, 32
+  // query heads (2 readouts), K = V = 128, T = 512, 1 thread, one
+  // gdr-bench run (2026-12-02), one token per sweep: 2 / 3 / 4 vectors (6 /
+  // 9 / 12 accumulators) 19.2 / 20.5 / 23.3 ms. AVX-512 (Zen 5, 32
+  // registers), same shape, pairs, one gdr-bench run (2026-12-03): 2 / 4 /
+  // 8 vectors (12 / 24 / 48 accumulators) 5.21 / 5.99 / 9.63 ms on 1
+  // thread, 2.64 / 3.14 / 5.42 on 2; one readout keeps 4 vectors (16
+  // accumulators).
+  s.vTile = tileWithinAccumulators(s.vTile, s.vectorWidth, (1 + readouts) * s.sweepTokens, registers / 2);
+  return s;
+}
+
 ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers, StringRef cpu) {
-  const RecurrentScheduleKnobs s = defaultRecurrentSchedule(problem.getK(), vectorBits, registers, cpu);
+  const RecurrentScheduleKnobs s =
+      fitReadouts(defaultRecurrentSchedule(problem.getK(), vectorBits, registers, cpu), problem.getReadouts(), registers);
   return ScheduleAttr::get(problem.getContext(), s.vectorWidth, s.vTile, s.unroll, s.prefetch,
                            s.sweepTokens);
 }

@@ -25,6 +25,15 @@ gdr.kernel @amd_avx512 problem <k = 128, v = 128, element_type = f32, route = re
 // 128 bits: SSE's 16 registers for an x86 CPU name (one token a sweep, as
 // gdr-compile chooses for the x86 triple), NEON's 32 for an ARM one or
 // "generic" (pairs), unless the target says how many.
+// Readouts fit the schedule as gdr-compile fits them: on 16 registers one
+// token a sweep; a tile whose accumulators fit half the registers.
+// CHECK-LABEL: gdr.kernel @readouts_avx512
+// CHECK-SAME: schedule <vector_width = 16, v_tile = 16, unroll = 1, prefetch = 2>
+gdr.kernel @readouts_avx512 problem <k = 128, v = 128, element_type = f32, readouts = 8, route = recurrent> target <cpu = "sapphirerapids", vector_bits = 512>
+// CHECK-LABEL: gdr.kernel @readouts_avx2
+// CHECK-SAME: schedule <vector_width = 8, v_tile = 16, unroll = 1, prefetch = 2, sweep_tokens = 1>
+gdr.kernel @readouts_avx2 problem <k = 64, v = 64, element_type = f32, readouts = 2, route = recurrent> target <cpu = "znver3", vector_bits = 256>
+
 // CHECK-LABEL: gdr.kernel @sse_target
 // CHECK-SAME: schedule <vector_width = 4, v_tile = 16, unroll = 1, prefetch = 2, sweep_tokens = 1> target <cpu = "x86-64", vector_bits = 128>
 gdr.kernel @sse_target problem <k = 128, v = 128, element_type = f32, route = recurrent> target <cpu = "x86-64", vector_bits = 128>

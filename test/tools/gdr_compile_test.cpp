@@ -196,6 +196,10 @@ TEST_F(GdrCompileTest, ACpuImpliesItsOwnFeaturesAndVectors) {
       {"--cpu sapphirerapids", "gdr_recurrent_f32_k8_v16__w16_vt64_u1_p2", true, 62},
       {"--triple aarch64-linux-gnu --cpu cortex-a76", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
       {"--triple aarch64-linux-gnu", "gdr_recurrent_f32_k8_v16__w4_vt16_u1_p2", false, 183},
+      // Readouts fit the default: one token per sweep on 16 registers, and
+      // a tile whose accumulators fit (8 readouts on 4 vectors needed 36).
+      {"--cpu haswell --readouts 2", "gdr_recurrent_f32_k8_v16_r2__w8_vt16_u1_p2_t1", false, 62},
+      {"--cpu sapphirerapids --readouts 8", "gdr_recurrent_f32_k8_v16_r8__w16_vt16_u1_p2", true, 62},
   };
   for (const Case& c : cases) {
     fs::remove_all(folder_);

@@ -243,7 +243,7 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
   target.vector_bits = static_cast<int>(bits);
   // Out-of-range knobs are the dialect verifier's to explain (it names them).
   gdr::compiler::Variant variant = gdr::compiler::recurrent_variant(
-      spec, gdr::compiler::dialect_default_recurrent(spec.K, target));
+      spec, gdr::compiler::dialect_default_recurrent(spec.K, target, spec.readouts));
   // --schedule (the tuning database's text, w16-vt64-u1-p2), then each knob's flag.
   if (flags.has("--schedule")) {
     std::string error;

@@ -81,7 +81,8 @@ std::string cache_description(const Variant& v, const Target& target);
 // of V. Chunked: schedules::default_schedule() for the target's vectors.
 Variant default_variant(Route route, const KernelSpec& spec, int64_t T, const Target& target);
 
-// The dialect's default alone, for a kernel whose T is not known (gdr-compile).
-RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target);
+// The dialect's default alone (prefill's, fitted to `readouts`), for a
+// kernel whose T is not known (gdr-compile).
+RecurrentSchedule dialect_default_recurrent(int64_t K, const Target& target, int64_t readouts = 1);
 
 }  // namespace gdr::compiler

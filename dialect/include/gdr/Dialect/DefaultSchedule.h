@@ -27,7 +27,17 @@ int64_t vectorRegisters(int64_t vectorBits, StringRef cpu);
 RecurrentScheduleKnobs defaultRecurrentSchedule(int64_t k, int64_t vectorBits, int64_t registers,
                                                 StringRef cpu);
 
-// The schedule gdr-attach-schedule writes for `problem`: the same knobs.
+// The largest tile (a multiple of `width`, at least one vector) within
+// `tile` whose accumulators, `perVector` per vector, fit `accumulators`.
+int64_t tileWithinAccumulators(int64_t tile, int64_t width, int64_t perVector, int64_t accumulators);
+
+// The default `s` fitted to `readouts` query heads per state head for
+// prefill (blocks of many tokens): each readout takes one more accumulator
+// per vector and token of a sweep.
+RecurrentScheduleKnobs fitReadouts(RecurrentScheduleKnobs s, int64_t readouts, int64_t registers);
+
+// The schedule gdr-attach-schedule writes for `problem` (its readouts
+// included): the same knobs.
 ScheduleAttr defaultSchedule(ProblemAttr problem, int64_t vectorBits, int64_t registers, StringRef cpu);
 
 }  // namespace mlir::gdr
