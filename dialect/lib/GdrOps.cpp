@@ -24,6 +24,12 @@ LogicalResult mlir::gdr::verifyKernel(KernelOp op) {
                             << accumulators << " accumulators with readouts = "
                             << op.getProblem().getReadouts() << ", more than the "
                             << kMaxSweepAccumulators << " vector registers";
+  const int64_t k = op.getProblem().getK(), width = schedule.getVectorWidth();
+  if (op.getProblem().getRoute() == "recurrent" && (k + width - 1) / width > kMaxRecurrentRowVectors)
+    return op.emitOpError() << "schedule 'vector_width' = " << width << " is too narrow for k = " << k
+                            << ": the recurrent route unrolls k / vector_width = " << (k + width - 1) / width
+                            << " vectors a row, at most " << kMaxRecurrentRowVectors << " (vector_width >= "
+                            << (k + kMaxRecurrentRowVectors - 1) / kMaxRecurrentRowVectors << ")";
   if (schedule.getUnroll() > op.getProblem().getK())
     return op.emitOpError() << "schedule 'unroll' = " << schedule.getUnroll()
                             << " exceeds the problem's k = " << op.getProblem().getK();

@@ -334,6 +334,18 @@ struct LowerToLLVMPass : GdrLowerToLLVMBase<LowerToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext* ctx = &getContext();
+    // A kernel left here has no lowering of gdr-opt's: say so, not "failed
+    // to legalize".
+    WalkResult kernels = module.walk([&](KernelOp kernel) {
+      const StringRef route = kernel.getProblem().getRoute();
+      kernel.emitOpError() << "has route = " << route << ", which gdr-opt cannot lower to LLVM: "
+                           << (route == "recurrent" ? "run gdr-lower-recurrent first"
+                                                    : "write route = recurrent (gdr-compile builds the "
+                                                      "chunked route through Halide and chooses auto's route "
+                                                      "per call)");
+      return WalkResult::interrupt();
+    });
+    if (kernels.wasInterrupted()) return signalPassFailure();
     std::vector<Entry> entries;
     module.walk([&](FuncOp fn) {
       if (auto name = fn->getAttrOfType<StringAttr>("gdr.abi_entry")) {

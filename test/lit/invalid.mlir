@@ -121,6 +121,11 @@ gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_widt
 
 // -----
 
+// expected-error @+1 {{'gdr.kernel' op schedule 'vector_width' = 1 is too narrow for k = 1024: the recurrent route unrolls k / vector_width = 1024 vectors a row, at most 256 (vector_width >= 4)}}
+gdr.kernel @k problem <k = 1024, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 1, v_tile = 1>
+
+// -----
+
 // expected-error @+1 {{'gdr.kernel' op schedule 'unroll' = 8 exceeds the problem's k = 4}}
 gdr.kernel @k problem <k = 4, v = 16, element_type = f32> schedule <vector_width = 4, v_tile = 16, unroll = 8>
 

@@ -59,7 +59,8 @@ typedef struct gdr_kernel_args {
    * prefetch its first rows while it runs its own last tokens, and (with
    * streaming stores) its initial state while it writes this final state,
    * so that the memory bus reads ahead while the kernel computes and
-   * writes. */
+   * writes. It must be a task of the same kernel (its K, V, decay kind,
+   * readouts and scratch): a kernel reads it as its own, unchecked. */
   const struct gdr_kernel_args* next_task;
   /* Non-zero: this task's name among every task of the process (the
    * runtime numbers them from 1; 0: none). A generated kernel whose task

@@ -19,7 +19,8 @@ def Gdr_ProblemAttr : Gdr_Attr<"Problem", "problem"> {
     token, broadcast over K). `readouts` is the number of query heads that
     read each state head (grouped readout; default 1, printed only when
     set). `route` is `recurrent` (token-by-token, decode and short
-    sequences), `chunked` (WY prefill) or `auto` (a later pass chooses).
+    sequences), `chunked` (WY prefill) or `auto` (gdr's compiler chooses per call;
+    gdr-opt lowers `recurrent` kernels only).
     Only `f32` is supported.
 
     ```mlir
@@ -37,11 +38,13 @@ def Gdr_ScheduleAttr : Gdr_Attr<"Schedule", "schedule"> {
   let description = [{
     `vector_width`: float lanes per vector (a power of two, at most the
     target's vector register). `v_tile`: state columns one sweep keeps in
-    registers (a multiple of `vector_width`); the kernel runs all tokens of
-    a call on one tile while it stays in cache. `unroll`: rows of the state
-    handled per iteration of the loop over K (default 1). `prefetch`: how
-    many tokens ahead each token's inputs (key, decay, query, value) and
-    output row are prefetched (default 0: none; printed only when set).
+    registers (a multiple of `vector_width`); the kernel runs a block of
+    tokens (128, or 64 with token-major rows) on one tile while it stays in
+    cache. `unroll`: rows of the state handled per iteration of the loop
+    over K (default 1). `prefetch`: how many tokens ahead each token's beta,
+    value columns and output columns are prefetched, except in a block's
+    last group (default 0: none; printed only when set); key, query and
+    decay rows are prefetched a block ahead whatever it says.
     `sweep_tokens`: tokens one sweep of the tile updates, 1 or 2 (default 2:
     a pair; printed only when 1). A pair loads and stores the tile once for
     two tokens but keeps twice the accumulators in registers.

@@ -12,8 +12,8 @@ def GdrAttachSchedule : Pass<"gdr-attach-schedule", "::mlir::ModuleOp"> {
     `vector-bits`). Kernels with a schedule are left alone.
 
     Before: `gdr.kernel @k problem <k = 128, v = 128, ...>`
-    After:  `gdr.kernel @k problem <...> schedule <vector_width = 16, v_tile = 64, unroll = 1>`
-    (K = 128 on a 512-bit target: four vectors keep the packed tile in 32 KiB)
+    After:  `gdr.kernel @k problem <...> schedule <vector_width = 16, v_tile = 32, unroll = 1, prefetch = 2>`
+    (K = 128 on a 512-bit target without a CPU name: pairs of two vectors)
   }];
   let constructor = "::mlir::gdr::createAttachSchedulePass()";
   let options = [

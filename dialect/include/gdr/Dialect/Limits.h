@@ -13,6 +13,11 @@ constexpr int64_t kMaxHeadSize = int64_t{1} << 20;
 // at each of about seven call sites. Compiling K = 1024 takes 1.7 s at
 // vector_width 16; K = 4096 takes 10 s at 16 and 64 s at 4.
 constexpr int64_t kMaxRecurrentK = 1024;
+// ... and K / vector_width of it, which narrow vectors multiply: K = 4096
+// at width 16 (256 vectors a row) took 10 s, at width 4 (1024) 64 s; K =
+// 1024 at width 1 wrote 1.4 million lines of MLIR. 256 admits every K up to
+// kMaxRecurrentK at the narrowest default width (SSE and NEON's 4).
+constexpr int64_t kMaxRecurrentRowVectors = 256;
 
 }  // namespace mlir::gdr
 
