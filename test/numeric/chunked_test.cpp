@@ -76,8 +76,9 @@ TEST(ChunkedAccuracy, ProductionShapeEveryChunkSize) {
 
 // Grouped readout at every chunk size (from 32 the pairs across sub-blocks
 // have their own product): R = 2 and 3 queries per state head over T around
-// the chunk boundaries, token-major and scalar decay too, two threads
-// splitting V = 40 into column parts.
+// the chunk boundaries, token-major and scalar decay too, on two threads
+// (V = 40 is not split into column parts, which take whole 16- or 32-column
+// tiles: forms_test's ColumnPartsGiveTheSameBitsInEveryForm splits V = 64).
 TEST(ChunkedGroupedReadout, MatchesFloat64AtEveryChunkSize) {
   for (int c : schedules::kChunkSizes)
     for (int64_t R : {2, 3}) {
