@@ -22,8 +22,10 @@ std::string Schedule::str() const {
 bool parse_schedule(const std::string& text, Schedule* schedule, std::string* error) {
   Schedule s;
   int used = 0;
+  // Only the canonical text (str() gives it back): sscanf alone would also
+  // take "c 16-w8", "c+16-w8" or "c016-w08".
   if (std::sscanf(text.c_str(), "c%d-w%d%n", &s.chunk, &s.vector_width, &used) != 2 ||
-      used != static_cast<int>(text.size())) {
+      used != static_cast<int>(text.size()) || s.str() != text) {
     *error = "schedule '" + text + "' is not of the form c<chunk>-w<vector width>, e.g. c64-w16";
     return false;
   }

@@ -27,6 +27,9 @@ TEST(Schedule, RejectsOutOfRangeKnobsAndBadText) {
                {"c64-w32", "vector width must be 4, 8 or 16, got 32"},
                {"c64", "not of the form"},
                {"c64-w16x", "not of the form"},
+               {"c 16-w8", "not of the form"},
+               {"c+16-w+8", "not of the form"},
+               {"c016-w08", "not of the form"},
                {"", "not of the form"}};
   for (const Bad& c : cases) {
     Schedule s;
