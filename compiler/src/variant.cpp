@@ -143,8 +143,12 @@ bool parse_variant_schedule(Route route, const std::string& text, Variant* v, st
                             &used, &p, &used_p, &t, &used_t);
   if (n == 4) used = used_p;
   if (n == 5) used = used_t;
-  if (n < 3 || used != static_cast<int>(text.size()) || w <= 0 || vt <= 0 || u <= 0 || p < 0 ||
-      vt % w != 0 || (t != 1 && t != 2)) {
+  // The numbers as written back: sscanf alone would also take spaces, signs
+  // and leading zeros ("w 16-vt+64-u01").
+  const std::string written = "w" + std::to_string(w) + "-vt" + std::to_string(vt) + "-u" + std::to_string(u) +
+                              (n >= 4 ? "-p" + std::to_string(p) : "") + (n == 5 ? "-t" + std::to_string(t) : "");
+  if (n < 3 || used != static_cast<int>(text.size()) || written != text || w <= 0 || vt <= 0 || u <= 0 ||
+      p < 0 || vt % w != 0 || (t != 1 && t != 2)) {
     *error = "recurrent schedule '" + text +
              "' is not of the form w<width>-vt<v_tile, a multiple of width>-u<unroll>"
              "[-p<prefetch>[-t<tokens per sweep, 1 or 2>]], e.g. w16-vt64-u1-p2";

@@ -149,7 +149,8 @@ TEST(Variant, ParseScheduleOfARoute) {
   ASSERT_TRUE(parse_variant_schedule(Route::Recurrent, "w8-vt24-u4", &v, &error)) << error;
   EXPECT_EQ(v.recurrent, (RecurrentSchedule{8, 24, 4, 0}));
   for (const char* bad : {"w8-vt20-u1", "w0-vt0-u1", "w8-vt16", "w8-vt16-u1x", "w8-vt16-u1-p",
-                          "w8-vt16-u1-p-1", "w8-vt16-u1-p2x", "c16-w16", ""})
+                          "w8-vt16-u1-p-1", "w8-vt16-u1-p2x", "c16-w16", "", "w 8-vt16-u1",
+                          "w8-vt+16-u1", "w08-vt16-u1-p2"})
     EXPECT_FALSE(parse_variant_schedule(Route::Recurrent, bad, &v, &error)) << bad;
   EXPECT_FALSE(parse_variant_schedule(Route::Auto, "w8-vt24-u4", &v, &error));
   EXPECT_EQ(error, "route 'auto' has no tuned schedules");
