@@ -11,6 +11,7 @@
 
 #include <HalideRuntime.h>  // only for halide_set_error_handler below
 
+#include "chunked_k24_v40_c16_w8_scalar_r2.h"
 #include "chunked_k24_v40_c32_w8.h"
 #include "chunked_route.h"
 #include "gdr/halide_chunked_abi.h"
@@ -66,6 +67,46 @@ TEST(ChunkedAot, SameBitsAsJitAndWithinContract) {
     EXPECT_EQ(a.final_state, b.final_state) << regime_name(d);
     EXPECT_LE(relative_error(a, reference_f64(a)), 1e-4) << regime_name(d);
   }
+}
+
+// A kernel of another form (scalar decay, two readouts): its header and
+// table say so, the runtime refuses calls of another form, and it gives
+// the JIT build's bits.
+TEST(ChunkedAot, AFormOfItsOwn) {
+  Kernel k;
+  ASSERT_TRUE(gdr_aot_chunked_scalar_r2_kernel(&k));
+  EXPECT_EQ(gdr_aot_chunked_scalar_r2_decay_kind, GDR_DECAY_SCALAR);
+  EXPECT_EQ(gdr_aot_chunked_scalar_r2_readouts, 2);
+  EXPECT_EQ(gdr_aot_chunked_scalar_r2_info[GDR_INFO_DECAY_KIND], GDR_DECAY_SCALAR);
+  EXPECT_EQ(gdr_aot_chunked_scalar_r2_info[GDR_INFO_READOUTS], 2);
+  ASSERT_TRUE(k.decay_kind);
+  EXPECT_EQ(*k.decay_kind, DecayKind::Scalar);
+  EXPECT_EQ(k.readouts, 2);
+
+  compiler::ChunkedSpec spec{24, 40, schedules::Schedule{16, 8}, compiler::Scheduler::Hand};
+  spec.decay = DecayKind::Scalar;
+  spec.readouts = 2;
+  const compiler::CompiledKernel& jit = compiler::compile_chunked(spec);
+  ASSERT_TRUE(jit.status) << jit.status.message();
+  ProblemOptions po;
+  po.form.decay = DecayKind::Scalar;
+  po.form.query_heads = 4;  // H = 2: two readouts
+  po.form.layout = Layout::TokenMajor;
+  Problem a = make_problem(2, 2, 37, 24, 40, po);
+  Problem b = a;
+  Options o;
+  o.threads = 2;
+  ASSERT_TRUE(execute(k, a.tensors(), o));
+  ASSERT_TRUE(execute(jit.kernel, b.tensors(), o));
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.final_state, b.final_state);
+  EXPECT_LE(relative_error(a, reference_f64(a)), 1e-4);
+
+  Problem channel = make_problem(1, 2, 5, 24, 40);
+  const Status refused = execute(k, channel.tensors(), o);
+  EXPECT_FALSE(refused);
+  EXPECT_NE(refused.message().find("reads scalar decay but the call has channel decay"), std::string::npos)
+      << refused.message();
 }
 
 // The kernel's arguments for every column of `p` (one head), without scratch.
