@@ -14,7 +14,24 @@ import numbers
 
 import numpy as _np
 
-from . import _gdr
+try:
+    from . import _gdr
+except ImportError as _error:
+    # Python's own message for an extension built for another interpreter
+    # is "cannot import name '_gdr' from partially initialized module".
+    import glob as _glob
+    import os as _os
+    import sys as _sys
+
+    _built = sorted(_os.path.basename(f) for f in _glob.glob(_os.path.join(_os.path.dirname(__file__), "_gdr.*")))
+    raise ImportError(
+        "gdr: its extension module _gdr does not load into this Python ({} {}.{}): found {}. "
+        "It loads only into the Python it was built for (the build's Python3_EXECUTABLE; "
+        "tools/scripts/setup.sh uses /usr/bin/python3): run that one, or build for this one "
+        "with `{} -m pip install ./python`. ({})".format(
+            _sys.executable, _sys.version_info[0], _sys.version_info[1],
+            ", ".join(_built) if _built else "none (is this the source folder python/gdr?)",
+            _sys.executable, _error)) from _error
 
 __version__ = _gdr.__version__
 __all__ = ["gated_delta_rule", "explain", "configure", "__version__"]
