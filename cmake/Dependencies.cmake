@@ -45,7 +45,7 @@ if(GDR_BUILD_COMPILER)
 
   # Halide 14 loads its autoschedulers as plugins.
   find_file(GDR_ADAMS2019_PLUGIN libautoschedule_adams2019.so
-    PATHS /usr/lib/x86_64-linux-gnu/halide14 /usr/lib/halide14 NO_DEFAULT_PATH)
+    PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/halide14 /usr/lib/halide14 NO_DEFAULT_PATH)
   gdr_require(GDR_ADAMS2019_PLUGIN libhalide14-0-dev "Halide's Adams2019 autoscheduler plugin")
 endif()
 
@@ -59,7 +59,9 @@ if(GDR_BUILD_PYTHON)
   gdr_require(pybind11_FOUND pybind11-dev "pybind11")
   # torch, if this interpreter has it with its CMake package: the C++ kernels
   # of torch.ops.gdr (python/CMakeLists.txt).
-  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import torch; print(torch.__version__); print(torch.utils.cmake_prefix_path)"
+  # A CUDA or ROCm build of torch (PyPI's default) is left out: its CMake
+  # package stops the configure without the CUDA toolkit.
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import torch; print(torch.__version__); print(torch.utils.cmake_prefix_path); print(torch.version.cuda or torch.version.hip or '')"
                   RESULT_VARIABLE gdr_torch_found OUTPUT_VARIABLE gdr_torch_text OUTPUT_STRIP_TRAILING_WHITESPACE
                   ERROR_QUIET)
   unset(GDR_TORCH_VERSION)
@@ -67,10 +69,20 @@ if(GDR_BUILD_PYTHON)
     string(REPLACE "\n" ";" gdr_torch_text "${gdr_torch_text}")
     list(GET gdr_torch_text 0 gdr_torch_version)
     list(GET gdr_torch_text 1 gdr_torch_prefix)
-    find_package(Torch CONFIG QUIET PATHS ${gdr_torch_prefix} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake)
+    list(LENGTH gdr_torch_text gdr_torch_lines)
+    set(gdr_torch_gpu "")
+    if(gdr_torch_lines GREATER 2)
+      list(GET gdr_torch_text 2 gdr_torch_gpu)
+    endif()
+    if(NOT gdr_torch_gpu STREQUAL "")
+      message(STATUS "gdr: torch ${gdr_torch_version} is a GPU build (CUDA/ROCm ${gdr_torch_gpu}), whose C++ "
+        "package needs that toolkit: torch.ops.gdr runs Python kernels")
+    else()
+      find_package(Torch CONFIG QUIET PATHS ${gdr_torch_prefix} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake)
+    endif()
     if(Torch_FOUND)
       set(GDR_TORCH_VERSION ${gdr_torch_version})
-    else()
+    elseif(gdr_torch_gpu STREQUAL "")
       message(STATUS "gdr: torch ${gdr_torch_version} without its C++ package: torch.ops.gdr runs Python kernels")
     endif()
   endif()

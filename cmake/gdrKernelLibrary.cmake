@@ -41,14 +41,27 @@ function(gdr_add_kernel_library name)
   if(NOT compile AND GDR_COMPILE)
     set(compile "${GDR_COMPILE}")
   endif()
+  # A command name (gdr-compile on PATH) becomes its path: DEPENDS needs a file.
+  if(compile AND NOT IS_ABSOLUTE "${compile}" AND NOT compile MATCHES "^\\$<")
+    unset(gdr_compile_program CACHE)  # (find_program's NO_CACHE needs CMake 3.21)
+    find_program(gdr_compile_program NAMES "${compile}")
+    set(found "${gdr_compile_program}")
+    unset(gdr_compile_program CACHE)
+    if(NOT found)
+      message(FATAL_ERROR "gdr_add_kernel_library(${name}): GDR_COMPILE '${compile}' is neither a path nor a "
+                          "command on PATH")
+    endif()
+    set(compile "${found}")
+  endif()
   if(NOT compile)
     if(TARGET gdr::gdr-compile)
       set(compile $<TARGET_FILE:gdr::gdr-compile>)
     elseif(TARGET gdr-compile)
       set(compile $<TARGET_FILE:gdr-compile>)
     else()
-      message(FATAL_ERROR "gdr_add_kernel_library(${name}): no gdr-compile: find_package(gdr COMPONENTS tools) "
-                          "or set GDR_COMPILE")
+      message(FATAL_ERROR "gdr_add_kernel_library(${name}): no gdr-compile: find_package(gdr COMPONENTS tools), "
+                          "or with add_subdirectory(gdr) set GDR_BUILD_TOOLS ON before it, or set GDR_COMPILE "
+                          "(a path or a command on PATH)")
     endif()
   endif()
 

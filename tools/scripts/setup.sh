@@ -15,8 +15,10 @@ packages=(
   # The foreign-kernel tests (test/cross): aarch64 programs cross-built and
   # run under qemu-user (libc6-dev-arm64-cross comes with g++).
   g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user
-  # The Python package (python/) and its tests, for Debian's /usr/bin/python3.
-  python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
+  # The Python package (python/) and its tests, for Debian's /usr/bin/python3;
+  # libtorch-dev (only a Recommends of python3-torch) for torch.ops.gdr's C++
+  # kernels.
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-torch libtorch-dev
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -24,14 +26,24 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || {
+      echo "setup: not root and no sudo: run this as root, or as root: apt-get install ${missing[*]}" >&2
+      exit 1
+    }
+    sudo_cmd=(sudo)
+  fi
+  # env inside sudo: sudo's env_reset would drop the variable.
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 # Debian's interpreter, whose numpy, pytest and torch the packages above
-# install (a python3 earlier on PATH, e.g. pyenv's, has none of them).
+# install (a python3 earlier on PATH, e.g. pyenv's, has none of them), and
+# only those: not a user's pip packages in ~/.local (a CUDA torch there
+# would be found first).
+export PYTHONNOUSERSITE=1
 python=(-DPython3_EXECUTABLE=/usr/bin/python3)
 clang=("${python[@]}" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
        -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld)
