@@ -142,10 +142,13 @@ std::string why_not_on(const TuningRecord& r, const Target& host) {
   return "";
 }
 
+// Of either route: `auto` compares the two routes' medians of a bucket
+// (plan.cpp), so both must come from one gdr-tune run (one B, H and T); a
+// run that measured one route drops the other's record there.
 bool overlaps(const TuningRecord& a, const TuningRecord& b) {
   return a.host_cpu == b.host_cpu && a.K == b.K && a.V == b.V && a.decay == b.decay &&
          a.readouts == b.readouts && a.form == b.form && a.threads == b.threads &&
-         a.route == b.route && a.T_min <= b.T_max && b.T_min <= a.T_max;
+         a.T_min <= b.T_max && b.T_min <= a.T_max;
 }
 
 }  // namespace

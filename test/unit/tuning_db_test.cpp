@@ -201,11 +201,23 @@ TEST_F(TuningDbTest, ConcurrentWritersKeepEachOthersRecords) {
   EXPECT_EQ(fifo.message(), fifo_db + ".lock: is not a regular file");
 }
 
+// A later run that measured one route (here chunked at another H) leaves no
+// record of the other route in its bucket for auto to compare it with.
+TEST_F(TuningDbTest, AutoComparesOnlyOneRunsMediansOfABucket) {
+  const std::vector<TuningRecord> old = {
+      record("cpu-a", 0, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1", 14e6),
+      record("cpu-a", 0, kUnboundedT, 1, Route::Chunked, "c16-w16", 28e6)};
+  const std::vector<TuningRecord> fresh = {record("cpu-a", 0, kUnboundedT, 1, Route::Chunked, "c16-w16", 2e6)};
+  const TuningDb db(merge_tuning_records(old, fresh), host("cpu-a"));
+  EXPECT_EQ(plan(db, Route::Auto, {128, 128}, 64, 1).variant.route, Route::Recurrent);
+  EXPECT_TRUE(plan(db, Route::Chunked, {128, 128}, 64, 1).tuned);
+}
+
 TEST_F(TuningDbTest, MergeKeepsOtherShapesAndHostsAndReplacesOverlappingBuckets) {
   const std::vector<TuningRecord> old = {
       record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt64-u1", 100),     // replaced
       record("icelake-client", 23, kUnboundedT, 1, Route::Recurrent, "w16-vt64-u1", 200),  // replaced
-      record("icelake-client", 0, 22, 1, Route::Chunked, "c16-w16", 300),           // other route
+      record("icelake-client", 0, 22, 1, Route::Chunked, "c16-w16", 300),           // replaced (other run)
       record("icelake-client", 0, 22, 2, Route::Recurrent, "w16-vt64-u1", 400),     // other threads
       record("znver3", 0, 22, 1, Route::Recurrent, "w8-vt32-u1", 500),              // other host
       record("icelake-client", 0, 22, 1, Route::Recurrent, "w16-vt64-u1", 600, 64), // other K
@@ -213,12 +225,14 @@ TEST_F(TuningDbTest, MergeKeepsOtherShapesAndHostsAndReplacesOverlappingBuckets)
   std::vector<TuningRecord> fresh = {
       record("icelake-client", 0, 100, 1, Route::Recurrent, "w16-vt128-u2", 150)};
   const std::vector<TuningRecord> merged = merge_tuning_records(old, fresh);
-  ASSERT_EQ(merged.size(), 5u);
+  ASSERT_EQ(merged.size(), 4u);
   // A fresh record of another call form replaces none of the plain ones.
   fresh[0].form.layout = Layout::TokenMajor;
   EXPECT_EQ(merge_tuning_records(old, fresh).size(), old.size() + 1);
   fresh[0].form = {};
-  for (double gone : {100.0, 200.0})
+  // The chunked record of that bucket went too: auto compares the two
+  // routes' medians of a bucket, which must come from one run.
+  for (double gone : {100.0, 200.0, 300.0})
     for (const TuningRecord& r : merged) EXPECT_NE(r.median_ns, gone);
   EXPECT_TRUE(same(merged.back(), fresh[0]));
 }
