@@ -67,7 +67,7 @@ constexpr char kAdamsSuffix[] = "-adams2019";
 // 0.148 on 1 thread, 0.145 / 0.110 and 0.106 / 0.099 on 2; K = V = 256 (H
 // = 16) 0.313 / 0.293 and 0.321 / 0.296 on 1 thread, 0.176 / 0.167 on 2.
 // SSE (16 registers too) follows the register count; it was not measured.
-constexpr int64_t kDecodeTokens = 1;
+// (kDecodeTokens, variant.h.)
 
 }  // namespace
 

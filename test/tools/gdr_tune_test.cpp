@@ -337,10 +337,24 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// A decode record (T = 1) covers decode alone: its wide tile lost to the
+// untuned kernel from T = 2 (T = 4 0.581 against 0.509 ms, T = 16 1.99
+// against 1.28; Zen 3, K = V = 128, H = 32, 1 thread). Longer Ts meet at
+// their geometric mean; a lone T covers its side only.
+TEST(Buckets, DecodeAndLongerCallsNeverShareARecord) {
+  const int64_t inf = compiler::kUnboundedT;
+  EXPECT_EQ(bucket({1, 512}, 0), std::make_pair(int64_t{0}, int64_t{1}));
+  EXPECT_EQ(bucket({1, 512}, 1), std::make_pair(int64_t{2}, inf));
+  EXPECT_EQ(bucket({1, 64, 512}, 1), std::make_pair(int64_t{2}, int64_t{181}));
+  EXPECT_EQ(bucket({0, 1}, 1), std::make_pair(int64_t{1}, int64_t{1}));
+  EXPECT_EQ(bucket({1}, 0), std::make_pair(int64_t{0}, int64_t{1}));
+  EXPECT_EQ(bucket({512}, 0), std::make_pair(int64_t{2}, inf));
+}
+
 // Measured cases where recurrent is faster at T = 1 and chunked at T = 512
-// (one thread): auto's route changes at the database's bucket cut,
-// floor(sqrt(1 * 512)) + 1 = 23, which the text says and the time-per-token
-// plot marks; decode (T = 1) is set against the copy floor.
+// (one thread): auto's route changes at the database's bucket cut, after
+// T = 1 (decode's records cover decode alone), which the text says and the
+// time-per-token plot marks; decode (T = 1) is set against the copy floor.
 TEST(Report, CrossoverIsSaidAndMarked) {
   ReportContext ctx;
   ctx.options = tiny_recurrent_options();
@@ -361,9 +375,9 @@ TEST(Report, CrossoverIsSaidAndMarked) {
   ASSERT_EQ(xs.size(), 1u);
   EXPECT_EQ(xs[0].below, Route::Recurrent);
   EXPECT_EQ(xs[0].from, Route::Chunked);
-  EXPECT_EQ(xs[0].T_from, 23);
+  EXPECT_EQ(xs[0].T_from, 2);
   const std::string md = report_markdown(ctx, cases);
-  EXPECT_NE(md.find("crossover, 1 thread: recurrent up to T = 22, chunked from T = 23"), std::string::npos) << md;
+  EXPECT_NE(md.find("crossover, 1 thread: recurrent up to T = 1, chunked from T = 2"), std::string::npos) << md;
   // The state: B H K V = 1 x 2 x 16 x 16 floats, read and written: 4096
   // bytes, at 10 bytes/ns 409.6 ns; recurrent's 1 µs is 2.44x that.
   EXPECT_NE(md.find("decode: T = 1, 1 thread: recurrent `w4-vt8-u1-p2` 1 µs, 4.1 GB/s of state, 2.44x the copy floor"),
@@ -372,7 +386,7 @@ TEST(Report, CrossoverIsSaidAndMarked) {
   ASSERT_EQ(plots.size(), 3u);
   EXPECT_EQ(plots[0].suffix, "-time-per-token.svg");
   EXPECT_EQ(count(plots[0].svg, "<g class=\"marker\">"), 1u);
-  EXPECT_NE(plots[0].svg.find("chunked from T = 23 (1 thread)"), std::string::npos);
+  EXPECT_NE(plots[0].svg.find("chunked from T = 2 (1 thread)"), std::string::npos);
   // One series per route, two points each (one line, two circles).
   EXPECT_NE(plots[0].svg.find("data-name=\"recurrent, 1 thread\""), std::string::npos);
   EXPECT_NE(plots[0].svg.find("data-name=\"chunked, 1 thread\""), std::string::npos);
@@ -403,14 +417,15 @@ Candidate spinning(Route route, const std::string& schedule, double fixed_us, do
   return c;
 }
 
-// At T = 1 recurrent's winner costs 40 µs a token (a decode tile), at
+// At T = 2 recurrent's winner costs 40 µs a token (a wide tile), at
 // T = 512 another recurrent schedule wins, 100 µs + 8 µs a token; chunked
-// costs 240 µs + 2 µs a token. Tuned at T = 1 and 512, auto changes route
-// between them. Below the crossover the database runs T = 1's records
-// (the decode tile), from it T = 512's (chunked): the probes time those
+// costs 240 µs + 2 µs a token. Tuned at T = 2 and 512, auto changes route
+// between them. Below the crossover the database runs T = 2's records
+// (the wide tile), from it T = 512's (chunked): the probes time those
 // two, which cross at T = 240 / 38, so the buckets meet at 7, not at the
-// geometric mean, 23 (nor at 24, where the other recurrent schedule would
-// lose: no bucket runs it there). The report, the plot and the JSON say
+// geometric mean, 32 (nor at 24, where the other recurrent schedule would
+// lose: no bucket runs it there). (Past a decode T, T = 1, its records
+// stop and the probes time the untuned recurrent kernel instead.) The report, the plot and the JSON say
 // it. Where auto does not change, no search runs; a search the budget
 // stops falls back to the geometric mean.
 TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
@@ -428,8 +443,8 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
     c.winners = {{Route::Recurrent, 0}, {Route::Chunked, 1}};
     return c;
   };
-  const std::vector<int64_t> Ts = {1, 512};
-  const std::vector<CaseResult> cases = {make_case(1, "w4-vt8-u1-p2", 0, 40), make_case(512, "w4-vt4-u1-p2", 100, 8)};
+  const std::vector<int64_t> Ts = {2, 512};
+  const std::vector<CaseResult> cases = {make_case(2, "w4-vt8-u1-p2", 0, 40), make_case(512, "w4-vt4-u1-p2", 100, 8)};
   const std::vector<CrossoverSearch> searches = search_crossovers(o, Ts, cases, nullptr);
   ASSERT_EQ(searches.size(), 1u);
   const CrossoverSearch& x = searches[0];
@@ -448,7 +463,7 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
     EXPECT_NEAR(p.below_ns, 40e3 * p.T, 30e3) << p.T;
     EXPECT_NEAR(p.from_ns, 1e3 * (240 + 2 * p.T), 30e3) << p.T;
   }
-  EXPECT_EQ(searched_bucket(Ts, 0, 1, searches), std::make_pair(int64_t{0}, x.T_from - 1));
+  EXPECT_EQ(searched_bucket(Ts, 0, 1, searches), std::make_pair(int64_t{2}, x.T_from - 1));  // T <= 1: decode's
   EXPECT_EQ(searched_bucket(Ts, 1, 1, searches), std::make_pair(x.T_from, compiler::kUnboundedT));
   EXPECT_EQ(searched_bucket(Ts, 1, 2, searches), bucket(Ts, 1));  // another thread count: not searched
 
@@ -460,13 +475,13 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
   const CrossoverProbe& p0 = x.probes[0];
   const std::string md = report_markdown(ctx, cases);
   EXPECT_NE(md.find("crossover, 1 thread: recurrent up to T = " + std::to_string(x.T_from - 1) +
-                    ", chunked from T = " + from + " (between the tuned T = 1 and 512; marked in the plot): "
+                    ", chunked from T = " + from + " (between the tuned T = 2 and 512; marked in the plot): "
                     "searched, what each bucket runs: T = " + std::to_string(p0.T) + " recurrent `w4-vt8-u1-p2` " +
                     duration_text(p0.below_ns) + ", chunked `c16-w4` " + duration_text(p0.from_ns) + ";"),
             std::string::npos) << md;
   EXPECT_NE(report_plots(ctx, cases)[0].svg.find("chunked from T = " + from + " (1 thread)"), std::string::npos);
   const std::string json = report_json(ctx, cases);
-  EXPECT_NE(json.find("{\"record\": \"crossover\", \"threads\": 1, \"T_below\": 1, \"T_above\": 512, "
+  EXPECT_NE(json.find("{\"record\": \"crossover\", \"threads\": 1, \"T_below\": 2, \"T_above\": 512, "
                       "\"below\": \"recurrent\", \"from\": \"chunked\", \"T_from\": " + from +
                       ", \"budget_cut\": false, \"probes\": [{\"T\": " + std::to_string(p0.T) +
                       ", \"below_schedule\": \"" + p0.below_schedule + "\""),
@@ -482,7 +497,7 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
   ASSERT_EQ(cut.size(), 1u);
   EXPECT_TRUE(cut[0].probes.empty());
   EXPECT_TRUE(cut[0].budget_cut);
-  EXPECT_EQ(cut[0].T_from, 23);
+  EXPECT_EQ(cut[0].T_from, 33);
   EXPECT_EQ(searched_bucket(Ts, 1, 1, cut), bucket(Ts, 1));
 }
 
@@ -527,7 +542,7 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
   EXPECT_EQ(json.find("\"check\": \"wrong"), std::string::npos);
 
   // The database: the other host's record, and each case's winners with the
-  // buckets cut at the geometric mean of 1 and 40 (6.3).
+  // buckets cut after T = 1 (decode's records cover decode alone).
   compiler::TuningDbFile file;
   ASSERT_TRUE(compiler::read_tuning_db(path("tuning.db"), &file));
   EXPECT_TRUE(file.bad_lines.empty());
@@ -540,8 +555,8 @@ TEST_F(GdrTuneTest, TinyRunWritesReportAndDatabase) {
     EXPECT_EQ(db[i].K, 16);
     EXPECT_EQ(db[i].threads, 1);
     const bool decode = db[i].T_min == 0;
-    EXPECT_EQ(db[i].T_max, decode ? 6 : compiler::kUnboundedT);
-    if (!decode) EXPECT_EQ(db[i].T_min, 7);
+    EXPECT_EQ(db[i].T_max, decode ? 1 : compiler::kUnboundedT);
+    if (!decode) EXPECT_EQ(db[i].T_min, 2);
     EXPECT_NE(md.find("winner: `" + db[i].schedule + "`"), std::string::npos) << db[i].schedule;
   }
   EXPECT_NE(out.find("report: " + path("r/tune") + ".md"), std::string::npos) << out;
@@ -749,7 +764,8 @@ TEST_F(GdrTuneTest, FormFlagsReachTheDatabaseAndTheReport) {
     routes.insert(r.route);
     EXPECT_EQ(r.readouts, 2) << compiler::tuning_record_line(r);
     EXPECT_EQ(r.decay, DecayKind::Channel) << compiler::tuning_record_line(r);
-    EXPECT_EQ(r.T_min, 0) << compiler::tuning_record_line(r);  // one T: the sequences' sum, 6
+    // One T, planned as the sequences' mean length (2): not decode's bucket.
+    EXPECT_EQ(r.T_min, 2) << compiler::tuning_record_line(r);
     // The call's form keys it too: these records do not replace plain ones.
     EXPECT_NE(compiler::tuning_record_line(r).find(" readouts=2 layout=bthd key_group=2 varlen in_place"),
               std::string::npos) << compiler::tuning_record_line(r);

@@ -26,9 +26,16 @@ size_t planned_probes(int64_t below_T, int64_t above_T) {
 
 // Bisects between s's tuned Ts with `below` (T_below's winner of s->below:
 // what the database runs below the crossover) against `from` (T_above's
-// winner of s->from: what it runs from there).
+// winner of s->from: what it runs from there). Past a decode T its records
+// stop (bucket): the untuned recurrent kernel runs there, and is probed.
 void search(const TuneOptions& options, CrossoverSearch* s, const Entry& below, const Entry& from, Pace* pace) {
   std::vector<Entry> pair = {below, from};
+  if (s->T_below <= compiler::kDecodeTokens && s->below == Route::Recurrent) {
+    pair[0] = Entry{};
+    pair[0].candidate = variant_candidate(
+        compiler::default_variant(Route::Recurrent, {options.K, options.V, options.decay, options.readouts},
+                                  compiler::kDecodeTokens + 1, compiler::host_target()));
+  }
   int64_t lo = s->T_below, hi = s->T_above;  // below is faster at lo, from at hi
   bool done = false;                         // the ends within the resolution
   for (;;) {
@@ -110,6 +117,9 @@ std::pair<int64_t, int64_t> searched_bucket(const std::vector<int64_t>& sorted_T
     if (s.T_above == sorted_T[i]) b.first = s.T_from;       // the larger T's bucket starts at the crossover
     if (s.T_below == sorted_T[i]) b.second = s.T_from - 1;  // the smaller T's ends before it
   }
+  // Still decode's or longer calls' alone (bucket): between a decode
+  // bucket and a crossover the untuned recurrent kernel runs.
+  if (sorted_T[i] <= compiler::kDecodeTokens) b.second = std::min(b.second, compiler::kDecodeTokens);
   return b;
 }
 

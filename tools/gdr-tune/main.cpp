@@ -26,6 +26,7 @@
 #include "../common/peak.h"
 #include "candidates.h"
 #include "crossover.h"
+#include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/toolchain.h"
 #include "gdr/compiler/tuning_db.h"
@@ -290,9 +291,15 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
                 x.threads, gdr::route_name(x.below), (long long)x.T_from - 1, gdr::route_name(x.from),
                 (long long)x.T_from, x.probes.size(), x.budget_cut ? "; the budget stopped it" : "");
   // The winners, each for its T's bucket (bounded by the searched crossovers).
+  // A varlen call is planned by its sequences' mean length (planned_T), so
+  // its one record's bucket is that length's.
+  const std::vector<int64_t>& seqlens = config.tune.form.seqlens;
+  const std::vector<int64_t> bucket_T =
+      seqlens.empty() ? config.T
+                      : std::vector<int64_t>{gdr::compiler::planned_T(config.T[0], int64_t(seqlens.size()))};
   for (const gdr::tune::CaseResult& c : cases) {
     const size_t ti = std::find(config.T.begin(), config.T.end(), c.T) - config.T.begin();
-    const auto [T_min, T_max] = gdr::tune::searched_bucket(config.T, ti, c.threads, context.searches);
+    const auto [T_min, T_max] = gdr::tune::searched_bucket(bucket_T, ti, c.threads, context.searches);
     for (const auto& [route, i] : c.winners)
       fresh.push_back({gdr::compiler::host_target().cpu, config.tune.K, config.tune.V, T_min, T_max, c.threads,
                        route, c.entries[i].candidate.schedule, c.entries[i].median_ns[c.final_round],

@@ -117,10 +117,16 @@ test::Problem timed_problem(const TuneOptions& options, int64_t T) {
 
 std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i) {
   auto cut = [&](size_t lo) {  // last T of bucket lo
+    if (sorted_T[lo] <= compiler::kDecodeTokens && sorted_T[lo + 1] > compiler::kDecodeTokens)
+      return compiler::kDecodeTokens;
     return static_cast<int64_t>(std::floor(std::sqrt(double(sorted_T[lo]) * double(sorted_T[lo + 1]))));
   };
-  const int64_t first = i == 0 ? 0 : cut(i - 1) + 1;
-  const int64_t last = i + 1 == sorted_T.size() ? compiler::kUnboundedT : cut(i);
+  int64_t first = i == 0 ? 0 : cut(i - 1) + 1;
+  int64_t last = i + 1 == sorted_T.size() ? compiler::kUnboundedT : cut(i);
+  if (sorted_T[i] <= compiler::kDecodeTokens)
+    last = std::min(last, compiler::kDecodeTokens);
+  else
+    first = std::max(first, compiler::kDecodeTokens + 1);
   return {first, std::max(first, last)};
 }
 

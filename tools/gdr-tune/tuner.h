@@ -116,7 +116,9 @@ double time_round(std::vector<Entry>& entries, const std::vector<size_t>& which,
 // The T bucket tuned T sorted_T[i] stands for in the database: from the
 // geometric mean with the next smaller tuned T to the one with the next
 // larger (the nearest tuned T on a log scale); the smallest reaches down to
-// 0, the largest up without end (compiler::kUnboundedT).
+// 0, the largest up without end (compiler::kUnboundedT). Decode (T <=
+// compiler::kDecodeTokens) and longer calls never share a bucket: a decode
+// T's ends at kDecodeTokens, a longer T's starts after it.
 std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i);
 
 // Candidates per round as planned for one (T, threads) (fewer run when some

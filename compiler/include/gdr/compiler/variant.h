@@ -74,6 +74,12 @@ bool parse_variant(const std::string& text, Variant* v, std::string* error);
 // only). Empty for Adams2019, which Halide's own JIT compiles each time.
 std::string cache_description(const Variant& v, const Target& target);
 
+// Calls of at most this many tokens are decode: the untuned recurrent
+// kernel's tile is the widest the registers hold, and gdr-tune's decode
+// records never cover longer calls (a decode tile loses from T = 2; the
+// measurements are in variant.cpp).
+constexpr int64_t kDecodeTokens = 1;
+
 // The untuned variant of `route` (Recurrent or Chunked) for a call of T
 // tokens on `target`: the one place that chooses defaults. Recurrent: the
 // dialect's default (what gdr-attach-schedule writes), with the wide decode
