@@ -480,6 +480,44 @@ TEST_F(GdrRunTest, InPlaceUpdatesThePoolFile) {
   EXPECT_EQ(fs.data, std::vector<float>(in_place.initial_state.begin(), in_place.initial_state.end()));
 }
 
+// Files of no elements are given all the same: a pool of no slots that
+// every sequence's -1 skips, and index files of no sequences (cu_seqlens
+// [0]), whose call writes the whole final pool, zeros, not a header alone.
+TEST_F(GdrRunTest, EmptyPoolsAndIndexFilesAreGiven) {
+  ProblemOptions o{DecayRegime::NearOne, BetaRegime::Uniform, true, 37};
+  o.form.seqlens = {3, 2};
+  o.form.initial_state_indices = {-1, -1};
+  o.form.initial_state_slots = 0;
+  Problem p = make_problem(1, 2, 0, 8, 8, o);
+  write_form(p);
+  RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                              "--initial-state s.npy --out out.npy --final-state fs.npy " + form_flags(p));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_LE(relative_error(outputs_from(p, "out.npy", "fs.npy"), reference_f64(p)), 1e-4);
+
+  for (const char* name : {"q.npy", "k.npy", "d.npy"}) write(name, {1, 2, 0, 8}, {});
+  write("v.npy", {1, 2, 0, 8}, {});
+  write("b.npy", {1, 2, 0}, {});
+  write("s.npy", {3, 2, 8, 8}, std::vector<float>(3 * 2 * 8 * 8, 1.f));
+  npy::IntArray none;
+  none.shape = {0};
+  ASSERT_TRUE(npy::write(path("ii.npy"), none));
+  ASSERT_TRUE(npy::write(path("fi.npy"), none));
+  npy::IntArray cu;
+  cu.shape = {1};
+  cu.data64 = {0};
+  ASSERT_TRUE(npy::write(path("c.npy"), cu));
+  std::remove(path("fs.npy").c_str());
+  r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy --initial-state s.npy "
+                    "--out out.npy --final-state fs.npy --cu-seqlens c.npy --initial-state-indices ii.npy "
+                    "--final-state-indices fi.npy");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  npy::Array fs;
+  ASSERT_TRUE(npy::read(path("fs.npy"), &fs));
+  EXPECT_EQ(fs.shape, (std::vector<int64_t>{3, 2, 8, 8}));
+  EXPECT_EQ(fs.data, std::vector<float>(3 * 2 * 8 * 8, 0.f));
+}
+
 // Offsets and indices as int32 ('<i4') and int64 ('<i8') files give the
 // same bits; a float or 2-D index file is refused naming its flag.
 TEST_F(GdrRunTest, IndexFilesAreInt32OrInt64) {

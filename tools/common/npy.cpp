@@ -262,6 +262,10 @@ Indices IntArray::indices() const {
   i.type = int32 ? Indices::Type::Int32 : Indices::Type::Int64;
   i.size = int32 ? static_cast<int64_t>(data32.size()) : static_cast<int64_t>(data64.size());
   i.data = int32 ? static_cast<const void*>(data32.data()) : data64.data();
+  // An empty array is given all the same (indices of no sequences): the
+  // runtime takes a null pointer for "not given".
+  static const int64_t kNoIndex = 0;
+  if (i.size == 0) i.data = &kNoIndex;
   return i;
 }
 

@@ -168,7 +168,7 @@ int run(int argc, char** argv) {
   shapes.value = in["--value"].shape;
   shapes.decay = in["--decay"].shape;
   shapes.beta = in["--beta"].shape;
-  const gdr::npy::Array* initial = args.count("--initial-state") ? &in["--initial-state"] : nullptr;
+  gdr::npy::Array* initial = args.count("--initial-state") ? &in["--initial-state"] : nullptr;
   if (initial) shapes.initial_state = initial->shape;
   if (args.count("--cu-seqlens")) shapes.cu_seqlens = ints["--cu-seqlens"].shape;
   if (args.count("--initial-state-indices")) shapes.initial_state_indices = ints["--initial-state-indices"].shape;
@@ -203,15 +203,21 @@ int run(int argc, char** argv) {
   if (final_indexed) t.final_state_indices = ints["--final-state-indices"].indices();
   out.data.resize(gdr::tensor_sizes(t).out);
   if (!same_pool && final_pool.data.empty()) final_pool.data.assign(gdr::tensor_sizes(t).final_state, 0.f);
-  t.query = in["--query"].data.data();
-  t.key = in["--key"].data.data();
-  t.value = in["--value"].data.data();
-  t.decay = in["--decay"].data.data();
-  t.beta = in["--beta"].data.data();
-  t.initial_state = initial ? initial->data.data() : nullptr;
-  t.out = out.data.data();
+  // A tensor of no elements is still given (a pool of 0 slots that every
+  // index -1 skips): its own non-null address, which the runtime never reads.
+  auto data_of = [](gdr::npy::Array& a) {
+    if (a.data.capacity() == 0) a.data.reserve(1);
+    return a.data.data();
+  };
+  t.query = data_of(in["--query"]);
+  t.key = data_of(in["--key"]);
+  t.value = data_of(in["--value"]);
+  t.decay = data_of(in["--decay"]);
+  t.beta = data_of(in["--beta"]);
+  t.initial_state = initial ? data_of(*initial) : nullptr;
+  t.out = data_of(out);
   gdr::npy::Array& written = same_pool ? in["--initial-state"] : final_pool;
-  t.final_state = written.data.data();
+  t.final_state = data_of(written);
 
   if (gdr::Status s = gdr::validate(t); !s) return failed(with_flags(s.message(), args));
   if (gdr::Status s = gdr::run(t, options); !s) return failed(with_flags(s.message(), args));
