@@ -468,6 +468,24 @@ TEST_F(GdrRunTest, InPlaceUpdatesThePoolFile) {
   EXPECT_TRUE(S_ISLNK(st.st_mode));
   std::remove(path("link.npy").c_str());
 
+  // Through a hard link it is refused (the new file would replace one of the
+  // two names only), and --out naming the pool is refused without a hint
+  // at --in-place, which cannot allow it.
+  ASSERT_EQ(::link(path("s.npy").c_str(), path("hard.npy").c_str()), 0);
+  const auto linked = folder_contents();
+  r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                    "--initial-state s.npy --out out.npy --final-state hard.npy --in-place 1 " + form_flags(p));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.stderr_text, "gdr-run: --final-state hard.npy and --initial-state s.npy are two names (hard links) of "
+                           "one file: in place, give the same name for both (the pool is replaced through a new "
+                           "file, which would part the names)\n");
+  EXPECT_EQ(folder_contents(), linked);
+  std::remove(path("hard.npy").c_str());
+  r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                    "--initial-state s.npy --out s.npy --final-state fs.npy --in-place 1 " + form_flags(p));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.stderr_text.find("--in-place"), std::string::npos) << r.stderr_text;
+
   // The same call functional: the same bits.
   write_form(p);
   write("fs.npy", {4, p.H, p.K, p.V}, p.initial_state);

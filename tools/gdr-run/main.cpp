@@ -134,18 +134,23 @@ int run(int argc, char** argv) {
         same_pool = true;
         continue;
       }
+      const bool pool = std::string(output) == "--final-state" && std::string(input) == "--initial-state";
       return usage_error(named(output) + " is the same file as " + named(input) +
-                         ": gdr-run never overwrites an input" +
-                         (std::string(input) == "--initial-state" ? " (but with --in-place 1)" : ""));
+                         ": gdr-run never overwrites an input" + (pool ? " (but with --in-place 1)" : ""));
     }
     // The one pool, updated in place: written where it is, through a
     // symbolic link that names it (a rename over the link would replace
     // the link and leave the pool as it was).
     std::string target = args[output];
     if (same_pool && std::string(output) == "--final-state") {
-      std::error_code ec;
+      std::error_code ec, ec_initial;
       const std::filesystem::path resolved = std::filesystem::canonical(target, ec);
       if (!ec) target = resolved.string();
+      // Two hard links of one file: the rename would replace one name only.
+      if (!ec && std::filesystem::canonical(args["--initial-state"], ec_initial) != resolved && !ec_initial)
+        return usage_error(named(output) + " and " + named("--initial-state") +
+                           " are two names (hard links) of one file: in place, give the same name for both "
+                           "(the pool is replaced through a new file, which would part the names)");
     }
     if (gdr::Status s = outputs.add(named(output), target); !s) return usage_error(s.message());
   }
