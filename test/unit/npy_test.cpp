@@ -129,12 +129,16 @@ TEST(Npy, RejectsMalformedFiles) {
        header_file("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", eight), "Fortran"},
       {"huge header", huge, "too large"},
       {"version 9", std::string("\x93NUMPY\x09\x00\x00\x00", 10), "version"},
+      {"version 1.7", std::string("\x93NUMPY\x01\x07", 8) + header_file(ok_dict, eight).substr(8), "version 1.7"},
       {"no shape", header_file("{'descr': '<f4', 'fortran_order': False, }"), "shape"},
       {"negative shape",
        header_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", eight),
        "negative or non-integer"},
       {"shape overflow",
        header_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }"),
+       "too large"},
+      {"shape overflow after a zero",
+       header_file("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904, 4611686018427387904), }"),
        "too large"},
   };
   for (const Bad& c : cases) {

@@ -161,8 +161,10 @@ Status parse_header(const std::string& header, std::vector<int64_t>* shape) {
 Status parse_preamble(const std::string& first, size_t* header_at, uint32_t* header_len) {
   if (first.size() < kMagicSize + 4 || std::memcmp(first.data(), kMagic, kMagicSize) != 0)
     return Status::error("not a .npy file (bad magic)");
-  const uint8_t major = static_cast<uint8_t>(first[6]);
+  const uint8_t major = static_cast<uint8_t>(first[6]), minor = static_cast<uint8_t>(first[7]);
   *header_len = 0;
+  if (minor != 0)  // as numpy: versions 1.0, 2.0 and 3.0 only
+    return Status::error("unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor));
   if (major == 1) {
     *header_len = uint8_t(first[8]) | uint32_t(uint8_t(first[9])) << 8;
     *header_at = 10;
@@ -181,10 +183,13 @@ Status parse_preamble(const std::string& first, size_t* header_at, uint32_t* hea
 // The element count of `shape`, checked against the data bytes the file has.
 Status check_data(const std::vector<int64_t>& shape, uint64_t data_bytes, int64_t* count,
                   uint64_t element_bytes = sizeof(float)) {
-  *count = 1;
+  // Every dimension within the bound, also after a 0 (numpy refuses
+  // (0, 2^62, 2^62) too): the product of the non-zero ones.
+  int64_t nonzero = 1;
   for (int64_t d : shape)
-    if (__builtin_mul_overflow(*count, d, count) || *count > (int64_t(1) << 60) / 8)
+    if (d != 0 && (__builtin_mul_overflow(nonzero, d, &nonzero) || nonzero > (int64_t(1) << 60) / 8))
       return Status::error("shape " + shape_string(shape) + " is too large");
+  *count = std::find(shape.begin(), shape.end(), 0) == shape.end() ? nonzero : 0;
   const uint64_t want = static_cast<uint64_t>(*count) * element_bytes;
   if (data_bytes != want)
     return Status::error("data is " + std::to_string(data_bytes) + " bytes but shape " +
