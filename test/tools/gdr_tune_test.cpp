@@ -351,6 +351,25 @@ TEST(Buckets, DecodeAndLongerCallsNeverShareARecord) {
   EXPECT_EQ(bucket({512}, 0), std::make_pair(int64_t{2}, inf));
 }
 
+// A varlen decode (four one-token sequences, T = 4 in all) moves four
+// states: 4 x 2 x 16 x 16 floats read and written, 16384 bytes, at 10
+// bytes/ns 1638.4 ns; and it is decode at T = 1 a sequence.
+TEST(Report, VarlenDecodeCountsEverySequencesState) {
+  ReportContext ctx;
+  ctx.options = tiny_recurrent_options();
+  ctx.options.form.seqlens = {1, 1, 1, 1};
+  ctx.peak.copy_gbps_1t = 10;
+  ctx.name = "tune";
+  CaseResult c;
+  c.T = 4;
+  c.threads = 1;
+  c.entries = {timed_entry(recurrent(4, 8, 1, 2), 2, {1e3})};
+  c.winners = {{Route::Recurrent, 0}};
+  const std::string md = report_markdown(ctx, {c});
+  EXPECT_NE(md.find("decode: T = 1, 1 thread: recurrent `w4-vt8-u1-p2` 1 µs, 16.4 GB/s of state, 0.61x the copy floor"),
+            std::string::npos) << md;
+}
+
 // Measured cases where recurrent is faster at T = 1 and chunked at T = 512
 // (one thread): auto's route changes at the database's bucket cut, after
 // T = 1 (decode's records cover decode alone), which the text says and the
