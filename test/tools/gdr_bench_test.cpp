@@ -206,6 +206,14 @@ TEST(GdrBenchTest, BadFormFlagsAreOneLine) {
       {"--seqlens 3,-4", "gdr-bench: --seqlens: expected comma-separated integers in [0, 1048576], got '3,-4'\n"},
       {"--in-place yes", "gdr-bench: --in-place: expected an integer in [0, 1], got 'yes'\n"},
   };
+  // More threads than the runtime's pool: rows would be labelled with
+  // threads that never ran.
+  {
+    std::string out, err;
+    EXPECT_EQ(bench(dir, "--impl reference --H 4 --threads 1000", &out, &err), 2);
+    EXPECT_EQ(err.rfind("gdr-bench: --threads: expected comma-separated integers in [1, ", 0), 0u) << err;
+    EXPECT_NE(err.find("], got '1000'\n"), std::string::npos) << err;
+  }
   for (const auto& [args, message] : cases) {
     std::string out, err;
     const std::string H = std::string(args).find("--H ") == std::string::npos ? "--H 4 " : "";

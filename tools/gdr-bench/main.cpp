@@ -71,7 +71,7 @@ struct Record {
 
 const char kUsage[] =
     "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
-    "                 [--threads 1,2] [--seconds S per case] [--json FILE]\n"
+    "                 [--threads 1,2: at most this machine's CPUs] [--seconds S per case] [--json FILE]\n"
     "                 [--shapes 'K=256,V=256,H=16;K=64,V=64,H=32': every shape in one run and one\n"
     "                  table; each sets some of B, H, K, V, T, Hk, Hq, decay, layout, in_place and\n"
     "                  seqlens=300/17/1, the other flags the rest: 'layout=bhtd;layout=bthd']\n"
@@ -179,9 +179,16 @@ Config parse_args(int argc, char** argv) {
   for (gdr::Status s : {flags.integers("--T", 0, kMaxSize, &c.T), flags.integers("--H", 1, kMaxSize, &c.H),
                         flags.integer("--B", 1, kMaxSize, &c.B), flags.integer("--K", 1, kMaxSize, &c.K),
                         flags.integer("--V", 1, kMaxSize, &c.V),
-                        flags.integers("--threads", 1, 1024, &threads)})
+                        // The runtime runs at most its pool's threads: a row
+                        // for more would be labelled with threads it never ran.
+                        flags.integers("--threads", 1, gdr::ThreadPool::shared().size(), &threads)})
     if (!s) die(s.message());
   c.threads.assign(threads.begin(), threads.end());
+  // The default 1,2 on a machine of one CPU: 1.
+  if (!flags.has("--threads"))
+    c.threads.erase(std::remove_if(c.threads.begin(), c.threads.end(),
+                                   [](int t) { return t > gdr::ThreadPool::shared().size(); }),
+                    c.threads.end());
   if (flags.has("--impl")) c.impls = gdr::tools::split_list(flags.get("--impl"));
   if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &c.seconds_per_case); !s)
     die(s.message());
