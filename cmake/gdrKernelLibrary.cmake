@@ -41,8 +41,9 @@ function(gdr_add_kernel_library name)
   if(NOT compile AND GDR_COMPILE)
     set(compile "${GDR_COMPILE}")
   endif()
-  # A command name (gdr-compile on PATH) becomes its path: DEPENDS needs a file.
-  if(compile AND NOT IS_ABSOLUTE "${compile}" AND NOT compile MATCHES "^\\$<")
+  # A command name (gdr-compile on PATH) becomes its path: DEPENDS needs a
+  # file. A path (with a slash) or a generator expression stays as given.
+  if(compile AND NOT compile MATCHES "/" AND NOT compile MATCHES "^\\$<")
     unset(gdr_compile_program CACHE)  # (find_program's NO_CACHE needs CMake 3.21)
     find_program(gdr_compile_program NAMES "${compile}")
     set(found "${gdr_compile_program}")

@@ -177,13 +177,19 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 Attribute TargetAttr::parse(AsmParser& parser, Type) {
   std::string cpu;
   int64_t bits = 0, registers = 0;
+  bool registers_given = false;
   SMLoc loc = parser.getCurrentLocation();
   if (parseKeyValues(parser, "target",
-                     {{"cpu", string(&cpu)}, {"vector_bits", integer(&bits)},
-                      {"vector_registers", integer(&registers)}},
+                     {{"cpu", string(&cpu)},
+                      {"vector_bits", integer(&bits)},
+                      {"vector_registers",
+                       [&](AsmParser& p) {
+                         registers_given = true;
+                         return p.parseInteger(registers);
+                       }}},
                      {"cpu", "vector_bits"}))
     return {};
-  if (registers == 0) registers = vectorRegisters(bits, StringRef(cpu));
+  if (!registers_given) registers = vectorRegisters(bits, StringRef(cpu));
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), cpu, bits, registers);
 }
 

@@ -1390,7 +1390,8 @@ class RecurrentEmitter {
   const int64_t G_;  // tokens per sweep (sweep_tokens): 1 or 2
   // A target of 16 vector registers (x86 SSE and AVX2; #gdr.target's
   // vector_registers): sweeps sum one broadcast at a time
-  // (accumulateEachGated).
+  // (accumulateEachGated; on SSE 18% faster than the 32-register sweeps,
+  // docs/recurrent-route.md).
   const bool scarceRegisters_;
   const ScratchLayout at_;
   Type f32_;

@@ -18,12 +18,17 @@ try:
     from . import _gdr
 except ImportError as _error:
     # Python's own message for an extension built for another interpreter
-    # is "cannot import name '_gdr' from partially initialized module".
+    # (no file this one would load) is "cannot import name '_gdr' from
+    # partially initialized module". Any other failure is left as it is.
     import glob as _glob
+    import importlib.machinery as _machinery
     import os as _os
     import sys as _sys
 
-    _built = sorted(_os.path.basename(f) for f in _glob.glob(_os.path.join(_os.path.dirname(__file__), "_gdr.*")))
+    _here = _os.path.dirname(__file__)
+    if any(_os.path.exists(_os.path.join(_here, "_gdr" + s)) for s in _machinery.EXTENSION_SUFFIXES):
+        raise
+    _built = sorted(_os.path.basename(f) for f in _glob.glob(_os.path.join(_here, "_gdr.*")))
     raise ImportError(
         "gdr: its extension module _gdr does not load into this Python ({} {}.{}): found {}. "
         "It loads only into the Python it was built for (the build's Python3_EXECUTABLE; "

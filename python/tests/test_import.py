@@ -1,6 +1,6 @@
 """Importing gdr into a Python its extension was not built for says so, and
 names that Python and the extension found, instead of Python's "partially
-initialized module" message."""
+initialized module" message; any other failure to load keeps its own."""
 
 import os
 import shutil
@@ -10,18 +10,35 @@ import sys
 import gdr
 
 
-def test_an_extension_for_another_python_is_named(tmp_path):
-    package = os.path.dirname(gdr.__file__)
+def copy_of_gdr(tmp_path):
+    """A copy of the built package (without the torch parts) and the name of its extension."""
     copy = tmp_path / "gdr"
-    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("_gdr_torch*", "torch_ops.py", "__pycache__"))
-    # The built extension under another interpreter's tag: this Python does
-    # not load it, as another minor version would not.
+    shutil.copytree(os.path.dirname(gdr.__file__), copy,
+                    ignore=shutil.ignore_patterns("_gdr_torch*", "torch_ops.py", "__pycache__"))
     (extension,) = [f for f in os.listdir(copy) if f.startswith("_gdr.")]
-    other = "_gdr.cpython-39-x86_64-linux-gnu.so"
-    os.rename(copy / extension, copy / other)
+    return copy, extension
+
+
+def import_error(tmp_path):
     run = subprocess.run([sys.executable, "-c", "import gdr"], cwd=tmp_path, capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(tmp_path)), timeout=120)
     assert run.returncode != 0
-    last = run.stderr.strip().splitlines()[-1]
+    return run.stderr.strip().splitlines()[-1]
+
+
+def test_an_extension_for_another_python_is_named(tmp_path):
+    copy, extension = copy_of_gdr(tmp_path)
+    # Under a tag no interpreter has: this Python does not load it, as
+    # another minor version would not.
+    other = "_gdr.cpython-00-none.so"
+    os.rename(copy / extension, copy / other)
+    last = import_error(tmp_path)
     assert last.startswith("ImportError: gdr: its extension module _gdr does not load into this Python"), last
     assert sys.executable in last and other in last and "pip install ./python" in last, last
+
+
+def test_an_extension_that_fails_to_load_keeps_its_own_message(tmp_path):
+    copy, extension = copy_of_gdr(tmp_path)
+    (copy / extension).write_bytes(b"not an ELF file")
+    last = import_error(tmp_path)
+    assert "does not load into this Python" not in last and extension in last, last

@@ -116,6 +116,11 @@ gdr.kernel @k problem <k = 16, v = 16, element_type = f32> target <cpu = "x86-64
 
 // -----
 
+// expected-error @+1 {{#gdr.target 'vector_registers' must be 16 or 32, got 0}}
+gdr.kernel @k problem <k = 16, v = 16, element_type = f32> target <cpu = "x86-64", vector_bits = 128, vector_registers = 0>
+
+// -----
+
 // expected-error @+1 {{'gdr.kernel' op schedule 'vector_width' = 16 needs 512-bit vectors but target 'znver3' has 256}}
 gdr.kernel @k problem <k = 16, v = 16, element_type = f32> schedule <vector_width = 16, v_tile = 16> target <cpu = "znver3", vector_bits = 256>
 

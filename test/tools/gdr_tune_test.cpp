@@ -482,7 +482,7 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
     EXPECT_NEAR(p.below_ns, 40e3 * p.T, 30e3) << p.T;
     EXPECT_NEAR(p.from_ns, 1e3 * (240 + 2 * p.T), 30e3) << p.T;
   }
-  EXPECT_EQ(searched_bucket(Ts, 0, 1, searches), std::make_pair(int64_t{2}, x.T_from - 1));  // T <= 1: decode's
+  EXPECT_EQ(searched_bucket(Ts, 0, 1, searches), std::make_pair(int64_t{2}, x.T_from - 1));  // 0 and 1: decode's
   EXPECT_EQ(searched_bucket(Ts, 1, 1, searches), std::make_pair(x.T_from, compiler::kUnboundedT));
   EXPECT_EQ(searched_bucket(Ts, 1, 2, searches), bucket(Ts, 1));  // another thread count: not searched
 
@@ -518,6 +518,37 @@ TEST(Crossover, SearchFindsWhereTheFasterRouteChanges) {
   EXPECT_TRUE(cut[0].budget_cut);
   EXPECT_EQ(cut[0].T_from, 33);
   EXPECT_EQ(searched_bucket(Ts, 1, 1, cut), bucket(Ts, 1));
+}
+
+// Past a decode T (T = 1), whose records cover decode alone, the database
+// runs the untuned recurrent kernel up to the crossover: that is what the
+// probes time (a real kernel, K = V = 16, against a chunked candidate that
+// spins 240 µs + 2 µs a token), and T = 1's bucket stays [0, 1].
+TEST(Crossover, PastADecodeTTheUntunedKernelIsProbed) {
+  TuneOptions o = tiny_recurrent_options();
+  o.routes = {Route::Recurrent, Route::Chunked};
+  o.seconds_per_candidate = 0.01;
+  auto make_case = [&](int64_t T, double recurrent_us, double chunked_us) {
+    CaseResult c;
+    c.T = T;
+    c.threads = 1;
+    c.final_round = 1;
+    c.entries = {timed_entry(spinning(Route::Recurrent, "w4-vt8-u1-p2", recurrent_us, 0), 1, {1e3 * recurrent_us}),
+                 timed_entry(spinning(Route::Chunked, "c16-w4", 240, 2), 1, {1e3 * chunked_us})};
+    c.winners = {{Route::Recurrent, 0}, {Route::Chunked, 1}};
+    return c;
+  };
+  const std::vector<int64_t> Ts = {1, 512};
+  const std::vector<CaseResult> cases = {make_case(1, 10, 242), make_case(512, 1e4, 1264)};
+  const std::vector<CrossoverSearch> searches = search_crossovers(o, Ts, cases, nullptr);
+  ASSERT_EQ(searches.size(), 1u);
+  const std::string untuned =
+      compiler::default_variant(Route::Recurrent, {o.K, o.V, o.decay, o.readouts}, 2, compiler::host_target())
+          .schedule_str();
+  ASSERT_FALSE(searches[0].probes.empty());
+  for (const CrossoverProbe& p : searches[0].probes) EXPECT_EQ(p.below_schedule, untuned) << p.T;
+  EXPECT_EQ(searched_bucket(Ts, 0, 1, searches), std::make_pair(int64_t{0}, int64_t{1}));
+  EXPECT_EQ(searched_bucket(Ts, 1, 1, searches).first, searches[0].T_from);
 }
 
 // Parses each file as XML (python3 is a build dependency); "" if all parse.

@@ -30,7 +30,7 @@ size_t planned_probes(int64_t below_T, int64_t above_T) {
 // stop (bucket): the untuned recurrent kernel runs there, and is probed.
 void search(const TuneOptions& options, CrossoverSearch* s, const Entry& below, const Entry& from, Pace* pace) {
   std::vector<Entry> pair = {below, from};
-  if (s->T_below <= compiler::kDecodeTokens && s->below == Route::Recurrent) {
+  if (s->T_below <= compiler::kDecodeTokens) {
     pair[0] = Entry{};
     pair[0].candidate = variant_candidate(
         compiler::default_variant(Route::Recurrent, {options.K, options.V, options.decay, options.readouts},
@@ -66,8 +66,11 @@ void search(const TuneOptions& options, CrossoverSearch* s, const Entry& below, 
       lo = T;
   }
   // Cut short (the budget, a failed call): the crossover is somewhere in
-  // (lo, hi]; as between two tuned Ts, take their geometric mean.
-  s->T_from = done ? hi : bucket({lo, hi}, 1).first;
+  // (lo, hi]; take their geometric mean (not bucket(), which would put a
+  // decode lo's edge right after it).
+  s->T_from = done ? hi
+                   : std::clamp<int64_t>(int64_t(std::floor(std::sqrt(double(std::max<int64_t>(1, lo)) * hi))) + 1,
+                                         lo + 1, hi);
 }
 
 }  // namespace

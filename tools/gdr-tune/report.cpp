@@ -131,7 +131,7 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
   md += "- timing: medians of interleaved repetitions, " +
         format("%g", o.seconds_per_candidate) +
         " s per candidate per round (at least 3 repetitions" +
-        (ctx.budget_seconds > 0 ? std::string("; 1 where the budget stopped a round: its reps column says so") : "") +
+        (ctx.budget_seconds > 0 ? std::string("; fewer where the budget stopped a round: its reps column says so") : "") +
         "); decay U(0.9, 1); spread: min, max and "
         "interquartile range (IQR, relative to the median) of the repetitions; two candidates tie within "
         "noise when their interquartile ranges overlap, and the simpler is kept (the default schedule, "

@@ -64,9 +64,10 @@ def Gdr_TargetAttr : Gdr_Attr<"Target", "target"> {
     `cpu` is LLVM's CPU name; `vector_bits` the widest vector register the
     kernel may use (512 with AVX-512, 256 with AVX2). Schedules wider than
     the target are rejected. `vector_registers` (16 or 32) is how many such
-    registers the CPU has; by default 16 for an x86 CPU name below 512 bits
-    (SSE, AVX, AVX2), else 32 (AVX-512, NEON), and printed only when it
-    differs (an x86 triple with CPU "generic" says 16).
+    registers the CPU has; by default 16 at 256 bits (x86's alone) and for
+    an x86 CPU name at 128, else 32 (AVX-512, NEON, and "generic" at 128
+    bits), and printed only when it differs (an x86 triple with CPU
+    "generic" at 128 bits says 16).
 
     ```mlir
     #gdr.target<cpu = "icelake-client", vector_bits = 512>
