@@ -337,9 +337,8 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// A decode record (T = 1) covers decode alone: its wide tile lost to the
-// untuned kernel from T = 2 (T = 4 0.581 against 0.509 ms, T = 16 1.99
-// against 1.28; Zen 3, K = V = 128, H = 32, 1 thread). Longer Ts meet at
+// A decode record (T = 1) covers decode alone: its wide tile ties the
+// untuned kernel at T = 2 and loses from T = 4 (docs/tuning.md). Longer Ts meet at
 // their geometric mean; a lone T covers its side only.
 TEST(Buckets, DecodeAndLongerCallsNeverShareARecord) {
   const int64_t inf = compiler::kUnboundedT;

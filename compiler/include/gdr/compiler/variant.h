@@ -76,8 +76,8 @@ std::string cache_description(const Variant& v, const Target& target);
 
 // Calls of at most this many tokens are decode: the untuned recurrent
 // kernel's tile is the widest the registers hold, and gdr-tune's decode
-// records never cover longer calls (a decode tile loses from T = 2; the
-// measurements are in variant.cpp).
+// records never cover longer calls (a decode tile ties at T = 2 and loses
+// from T = 4: variant.cpp, docs/tuning.md).
 constexpr int64_t kDecodeTokens = 1;
 
 // The untuned variant of `route` (Recurrent or Chunked) for a call of T
