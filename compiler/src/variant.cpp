@@ -8,7 +8,6 @@
 #include <tuple>
 #include <vector>
 
-
 #include "gdr/Dialect/DefaultSchedule.h"
 #include "gdr/Dialect/Limits.h"
 #include "gdr/compiler/recurrent.h"
