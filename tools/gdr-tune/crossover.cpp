@@ -33,8 +33,8 @@ void search(const TuneOptions& options, CrossoverSearch* s, const Entry& below, 
   if (s->T_below <= compiler::kDecodeTokens) {
     pair[0] = Entry{};
     pair[0].candidate = variant_candidate(
-        compiler::default_variant(Route::Recurrent, {options.K, options.V, options.decay, options.readouts},
-                                  compiler::kDecodeTokens + 1, compiler::host_target()));
+        compiler::default_variant(Route::Recurrent, options.spec(), compiler::kDecodeTokens + 1,
+                                  compiler::host_target()));
   }
   int64_t lo = s->T_below, hi = s->T_above;  // below is faster at lo, from at hi
   bool done = false;                         // the ends within the resolution
@@ -68,9 +68,7 @@ void search(const TuneOptions& options, CrossoverSearch* s, const Entry& below, 
   // Cut short (the budget, a failed call): the crossover is somewhere in
   // (lo, hi]; take their geometric mean (not bucket(), which would put a
   // decode lo's edge right after it).
-  s->T_from = done ? hi
-                   : std::clamp<int64_t>(int64_t(std::floor(std::sqrt(double(std::max<int64_t>(1, lo)) * hi))) + 1,
-                                         lo + 1, hi);
+  s->T_from = done ? hi : std::clamp<int64_t>(geometric_cut(std::max<int64_t>(1, lo), hi) + 1, lo + 1, hi);
 }
 
 }  // namespace

@@ -26,7 +26,6 @@
 #include "../common/peak.h"
 #include "candidates.h"
 #include "crossover.h"
-#include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/toolchain.h"
 #include "gdr/compiler/tuning_db.h"
@@ -291,12 +290,10 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
                 x.threads, gdr::route_name(x.below), (long long)x.T_from - 1, gdr::route_name(x.from),
                 (long long)x.T_from, x.probes.size(), x.budget_cut ? "; the budget stopped it" : "");
   // The winners, each for its T's bucket (bounded by the searched crossovers).
-  // A varlen call is planned by its sequences' mean length (planned_T), so
-  // its one record's bucket is that length's.
-  const std::vector<int64_t>& seqlens = config.tune.form.seqlens;
-  const std::vector<int64_t> bucket_T =
-      seqlens.empty() ? config.T
-                      : std::vector<int64_t>{gdr::compiler::planned_T(config.T[0], int64_t(seqlens.size()))};
+  // A varlen call is planned by its sequences' mean length, so its one
+  // record's bucket is that length's.
+  std::vector<int64_t> bucket_T;
+  for (int64_t T : config.T) bucket_T.push_back(config.tune.planned_T(T));
   for (const gdr::tune::CaseResult& c : cases) {
     const size_t ti = std::find(config.T.begin(), config.T.end(), c.T) - config.T.begin();
     const auto [T_min, T_max] = gdr::tune::searched_bucket(bucket_T, ti, c.threads, context.searches);

@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "gdr/compiler/plan.h"
 #include "svg_plot.h"
 
 namespace gdr::tune {
@@ -29,10 +28,6 @@ double states(const TuneOptions& o) { return o.form.seqlens.empty() ? double(o.B
 // and every final state written once.
 double state_bytes(const TuneOptions& o) { return 2.0 * 4.0 * states(o) * double(o.H) * double(o.K) * double(o.V); }
 
-// A case's tokens per sequence: a varlen call's mean length, as auto plans it.
-int64_t sequence_T(const TuneOptions& o, const CaseResult& c) {
-  return o.form.seqlens.empty() ? c.T : compiler::planned_T(c.T, int64_t(o.form.seqlens.size()));
-}
 
 // The copy floor of a call: its state bytes at the measured copy bandwidth
 // (read + write bytes per second, one thread).
@@ -137,11 +132,11 @@ svg::LinePlot decode_bandwidth(const ReportContext& ctx, const std::vector<CaseR
   p.x_min = 1, p.x_max = kDecodeT;
   p.empty_note = "no decode case (T <= " + std::to_string(kDecodeT) + ") was tuned";
   p.series = winner_series(
-      cases, [&](const CaseResult& c) { return sequence_T(ctx.options, c) <= kDecodeT; },
+      cases, [&](const CaseResult& c) { return ctx.options.planned_T(c.T) <= kDecodeT; },
       [&](const CaseResult& c, double ns) -> svg::Point {
         char label[32] = "";
         if (floor_ns(ctx) > 0) std::snprintf(label, sizeof label, "%.2fx the floor", ns / floor_ns(ctx));
-        return {double(sequence_T(ctx.options, c)), state_bytes(ctx.options) / ns, label};
+        return {double(ctx.options.planned_T(c.T)), state_bytes(ctx.options) / ns, label};
       });
   if (!p.series.empty() && ctx.peak.copy_gbps_1t > 0) {
     char label[96];
@@ -186,12 +181,12 @@ std::vector<std::string> decode_lines(const ReportContext& ctx, const std::vecto
   std::vector<std::string> out;
   const double floor = floor_ns(ctx);
   for (const CaseResult& c : cases) {
-    if (sequence_T(ctx.options, c) > kDecodeT) continue;
+    if (ctx.options.planned_T(c.T) > kDecodeT) continue;
     for (const auto& [route, i] : c.winners) {
       const double ns = c.entries[i].median_ns[c.final_round];
       char buf[256];
       std::snprintf(buf, sizeof buf, "T = %lld, %s: %s `%s` %s, %.1f GB/s of state, %.2fx the copy floor",
-                    (long long)sequence_T(ctx.options, c), threads_text(c.threads).c_str(), route_name(route),
+                    (long long)ctx.options.planned_T(c.T), threads_text(c.threads).c_str(), route_name(route),
                     c.entries[i].candidate.schedule.c_str(), duration_text(ns).c_str(),
                     state_bytes(ctx.options) / ns, floor > 0 ? ns / floor : 0.0);
       out.push_back(buf);

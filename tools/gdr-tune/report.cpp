@@ -111,7 +111,7 @@ Route auto_choice(const CaseResult& c, const TuneOptions& o) {
     records.push_back(r);
   }
   return compiler::plan(compiler::TuningDb(std::move(records), host), Route::Auto,
-                        {o.K, o.V, o.decay, o.readouts}, c.T, c.threads, c.form)
+                        o.spec(), c.T, c.threads, c.form)
       .variant.route;
 }
 

@@ -115,11 +115,15 @@ test::Problem timed_problem(const TuneOptions& options, int64_t T) {
   return test::make_problem(options.B, options.H, T, options.K, options.V, problem_options);
 }
 
+int64_t geometric_cut(int64_t lo, int64_t hi) {
+  return static_cast<int64_t>(std::floor(std::sqrt(double(lo) * double(hi))));
+}
+
 std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i) {
   auto cut = [&](size_t lo) {  // last T of bucket lo
     if (sorted_T[lo] <= compiler::kDecodeTokens && sorted_T[lo + 1] > compiler::kDecodeTokens)
       return compiler::kDecodeTokens;
-    return static_cast<int64_t>(std::floor(std::sqrt(double(sorted_T[lo]) * double(sorted_T[lo + 1]))));
+    return geometric_cut(sorted_T[lo], sorted_T[lo + 1]);
   };
   int64_t first = i == 0 ? 0 : cut(i - 1) + 1;
   int64_t last = i + 1 == sorted_T.size() ? compiler::kUnboundedT : cut(i);
@@ -199,8 +203,8 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   result.form = compiler::call_form_of(problem.tensors());
   // The T the routes plan such a call by (a varlen call's mean length):
   // the defaults below are what runs untuned.
-  const int64_t plan_T = compiler::planned_T(T, static_cast<int64_t>(options.form.seqlens.size()));
-  const compiler::KernelSpec spec{options.K, options.V, options.decay, options.readouts};
+  const int64_t plan_T = options.planned_T(T);
+  const compiler::KernelSpec spec = options.spec();
   auto default_of = [&](Route r) { return compiler::default_variant(r, spec, plan_T, compiler::host_target()); };
 
   const RoundSizes planned = planned_sizes(options);

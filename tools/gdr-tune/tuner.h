@@ -14,6 +14,7 @@
 #include "../common/form.h"
 #include "../common/measure.h"
 #include "candidates.h"
+#include "gdr/compiler/plan.h"
 #include "gdr/compiler/tuning_db.h"
 #include "pace.h"
 
@@ -75,6 +76,12 @@ struct TuneOptions {
   // More candidates for round 1, next to the searched space (tests add a
   // deliberately wrong one to see it excluded).
   std::vector<Candidate> extra;
+
+  // The kernel tuned.
+  compiler::KernelSpec spec() const { return {K, V, decay, readouts}; }
+  // The T the routes plan a case of T tokens by: a varlen call's mean
+  // sequence length, else T (compiler::planned_T).
+  int64_t planned_T(int64_t T) const { return compiler::planned_T(T, int64_t(form.seqlens.size())); }
 };
 
 // The tuned call's form: options.form with options.decay and, for
@@ -120,6 +127,8 @@ double time_round(std::vector<Entry>& entries, const std::vector<size_t>& which,
 // compiler::kDecodeTokens) and longer calls never share a bucket: a decode
 // T's ends at kDecodeTokens, a longer T's starts after it.
 std::pair<int64_t, int64_t> bucket(const std::vector<int64_t>& sorted_T, size_t i);
+// The last T nearer lo than hi on a log scale: floor(sqrt(lo hi)).
+int64_t geometric_cut(int64_t lo, int64_t hi);
 
 // Candidates per round as planned for one (T, threads) (fewer run when some
 // fail their check): for progress and the budget.
