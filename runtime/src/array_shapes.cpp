@@ -1,6 +1,7 @@
 #include "gdr/array_shapes.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace gdr {
 
@@ -42,10 +43,22 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
                   shape_string(vs));
   const int64_t B = qs[0], T = qs[token_major ? 1 : 2], Hq = qs[token_major ? 2 : 1], K = qs[3];
   const int64_t H = vs[token_major ? 2 : 1], V = vs[3];
-  // A tensor of `heads` heads of rows `width` wide (0: rank 3) in the layout.
+  // Zero sizes, named by the array they come from (validate_sizes would
+  // name only the size).
+  for (const auto& [field, size, what, s] : {std::tuple<const char*, int64_t, const char*, const Shape*>{
+                                                 "query", B, "B", &qs},
+                                             {"query", K, "K", &qs},
+                                             {"value", H, "H (its heads)", &vs},
+                                             {"value", V, "V", &vs}})
+    if (size <= 0)
+      return failed(name(field) + ": " + what + " must be positive, got shape " + shape_string(*s) + in_layout());
+  // A tensor of `heads` heads of rows `width` wide (kPerToken: one value per
+  // token, rank 3) in the layout. A width of 0 stays a dimension, so that a
+  // zero K or V reaches validate_sizes' message.
+  constexpr int64_t kPerToken = -1;
   auto tensor = [&](int64_t heads, int64_t width) {
     Shape s = token_major ? Shape{B, T, heads} : Shape{B, heads, T};
-    if (width) s.push_back(width);
+    if (width != kPerToken) s.push_back(width);
     return s;
   };
   auto mismatch = [&](const std::string& field, const Shape& got, const Shape& want, const std::string& what) {
@@ -56,23 +69,20 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   const Shape& ks = a.key;
   const int64_t Hk = ks.size() == 4 ? ks[token_major ? 2 : 1] : 0;
   if (ks.size() != 4 || ks != tensor(Hk, K)) return mismatch("key", ks, tensor(Hk, K), "");
-  // Head groups: a zero head count is validate_sizes()'s to name (H must be positive).
-  if (H > 0) {
-    if (Hk == 0 || H % Hk != 0)
-      return failed(name("key") + ": has " + num(Hk) + " heads, which does not divide value's " + num(H));
-    if (Hq == 0 || (H % Hq != 0 && Hq % H != 0))
-      return failed(name("query") + ": has " + num(Hq) + " heads; neither it nor value's " + num(H) +
-                    " is a multiple of the other");
-  }
+  if (Hk == 0 || H % Hk != 0)
+    return failed(name("key") + ": has " + num(Hk) + " heads, which does not divide value's " + num(H));
+  if (Hq == 0 || (H % Hq != 0 && Hq % H != 0))
+    return failed(name("query") + ": has " + num(Hq) + " heads; neither it nor value's " + num(H) +
+                  " is a multiple of the other");
   const Shape& ds = a.decay;
   if (ds.size() != 4 && ds.size() != 3)
     return failed(name("decay") + ": expected rank 4 (channelwise, [B, " + order + ", K]) or 3 (scalar, [B, " +
                   order + "])" + in_layout() + ", got shape " + shape_string(ds));
   const DecayKind decay = ds.size() == 3 ? DecayKind::Scalar : DecayKind::Channel;
-  const Shape decay_shape = tensor(H, decay == DecayKind::Scalar ? 0 : K);
+  const Shape decay_shape = tensor(H, decay == DecayKind::Scalar ? kPerToken : K);
   if (ds != decay_shape)
     return mismatch("decay", ds, decay_shape, decay == DecayKind::Scalar ? "scalar decay, " : "channelwise decay, ");
-  if (a.beta != tensor(H, 0)) return mismatch("beta", a.beta, tensor(H, 0), "");
+  if (a.beta != tensor(H, kPerToken)) return mismatch("beta", a.beta, tensor(H, kPerToken), "");
   const Shape out = tensor(std::max(Hq, H), V);
   if (a.out && *a.out != out) return mismatch("out", *a.out, out, "");
 

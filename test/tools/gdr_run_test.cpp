@@ -278,7 +278,7 @@ TEST_F(GdrRunTest, ErrorsAreOneLineAndWriteNothing) {
          t->write("b.npy", {1, 0, 5}, {});
          t->write("s.npy", {1, 0, 4, 6}, {});
        },
-       "", "H must be positive", 1},
+       "", "v.npy: H (its heads) must be positive", 1},
       {"truncated decay",
        [](GdrRunTest* t) {
          std::ofstream f(t->path("d.npy"), std::ios::binary | std::ios::trunc);

@@ -41,5 +41,38 @@ TEST(ArrayShapes, AnIndexedPoolWhoseBytesOverflowIsRefused) {
   EXPECT_TRUE(shaped(a));
 }
 
+// Arrays of B, H heads (query and key too), T = 3, K and V in a layout.
+ArrayShapes sized(int64_t B, int64_t H, int64_t K, int64_t V, Layout layout) {
+  const Shape rows = layout == Layout::HeadMajor ? Shape{B, H, 3} : Shape{B, 3, H};
+  auto with = [&](int64_t width) {
+    Shape s = rows;
+    s.push_back(width);
+    return s;
+  };
+  ArrayShapes a;
+  a.layout = layout;
+  a.query = a.key = a.decay = with(K);
+  a.value = with(V);
+  a.beta = rows;
+  return a;
+}
+
+// A zero size is named by the array it comes from, in either layout (before,
+// a zero K or V read as a rank-3 row and the message blamed the key's
+// shape, and a zero B or H named no array).
+TEST(ArrayShapes, AZeroSizeIsNamedByItsArray) {
+  for (const Layout layout : {Layout::HeadMajor, Layout::TokenMajor}) {
+    for (const auto& [a, message] : {std::pair{sized(0, 2, 4, 4, layout), "query: B must be positive"},
+                                     {sized(1, 2, 0, 4, layout), "query: K must be positive"},
+                                     {sized(1, 0, 4, 4, layout), "value: H (its heads) must be positive"},
+                                     {sized(1, 2, 4, 0, layout), "value: V must be positive"}}) {
+      const Status s = shaped(a);
+      ASSERT_FALSE(s) << message;
+      EXPECT_EQ(s.message().rfind(message, 0), 0u) << s.message();
+    }
+    EXPECT_TRUE(shaped(sized(1, 2, 4, 4, layout)));
+  }
+}
+
 }  // namespace
 }  // namespace gdr
