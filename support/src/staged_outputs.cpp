@@ -26,9 +26,11 @@ std::string folder_of(const std::string& path) {
 // Gives the existing file `path` a second name, `*backup`, for commit() to
 // put back: a hard link, or a copy where the file system gives no more
 // links (EMLINK, EPERM, EOPNOTSUPP; a symbolic link copied as a link). ""
-// when no file exists at `path`.
+// when no file exists at `path`. The name is as long as the temporary's,
+// which add() has created: a longer one could exceed the folder's name
+// limit after all the work is done.
 Status back_up(const std::string& path, std::string* backup) {
-  *backup = temporary_name(path + ".old");
+  *backup = temporary_name(path);
   if (::link(path.c_str(), backup->c_str()) == 0) return Status::success();
   const int link_error = errno;
   if (link_error == ENOENT) {
@@ -103,18 +105,18 @@ Status StagedOutputs::add(const std::string& what, const std::string& path, size
     if (same_file(o.path, path)) return refuse("is the same file as " + o.what);
 
   Output output{what, path, "", -1, -1};
+  // A replaced file keeps its permissions, as editors and `sed -i` do: the
+  // temporary from its creation (it may hold the same secrets; a mode set
+  // after the open would let another user open it in between and read
+  // through that descriptor later), and again at commit, for writers that
+  // replace it with a file of their own (ld.lld).
+  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) output.mode = static_cast<int>(info.st_mode & 07777);
   LiveTemporaries::instance().install_handlers();  // before the first temporary exists
   const HoldEndingSignals hold;
-  const int fd = create_temporary(path, 0666, &output.temporary);
+  const int fd = create_temporary(path, output.mode < 0 ? 0666 : output.mode & 0777, &output.temporary);
   if (fd < 0) return refuse("cannot create a file in " + folder + ": " + std::strerror(errno));
   output.live_slot = LiveTemporaries::instance().add(output.temporary);
-  // A replaced file keeps its permissions, as editors and `sed -i` do: the
-  // temporary from the start (it may hold the same secrets), and again at
-  // commit, for writers that replace it with a file of their own (ld.lld).
-  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
-    output.mode = static_cast<int>(info.st_mode & 07777);
-    ::fchmod(fd, static_cast<mode_t>(output.mode));
-  }
+  if (output.mode >= 0) ::fchmod(fd, static_cast<mode_t>(output.mode));  // bits the umask took
   ::close(fd);
   if (index) *index = outputs_.size();
   outputs_.push_back(std::move(output));

@@ -250,5 +250,27 @@ TEST(StagedOutputs, RefusesPathsThatCannotBecomeTheFile) {
   EXPECT_NE(twice.message().find("--y: is the same file as --x"), std::string::npos) << twice.message();
 }
 
+// The longest name add() accepts (its temporary's fits the folder's limit)
+// commits: the backup commit() keeps of an existing output fits too (it
+// was `<name>.old.tmp.<16 hex>`, 4 bytes longer, and the commit failed
+// after all the work).
+TEST(StagedOutputs, TheLongestNameAddAcceptsCommits) {
+  const gdr::test::TempDir dir("gdr-staged-test");
+  const long name_max = ::pathconf(dir.str().c_str(), _PC_NAME_MAX);
+  ASSERT_GT(name_max, 40);
+  std::string name(static_cast<size_t>(name_max) - std::string(".tmp.0123456789abcdef").size(), 'o');
+  std::ofstream(dir.path(name)) << "old";
+  StagedOutputs outputs;
+  ASSERT_TRUE(outputs.add("--long", dir.path(name)));
+  ASSERT_FALSE(outputs.add("--longer", dir.path(name + "x")));
+  ASSERT_TRUE(outputs.add("--b", dir.path("b")));
+  ASSERT_TRUE(outputs.write(0, {"new"}));
+  ASSERT_TRUE(outputs.write(1, {"b"}));
+  const Status s = outputs.commit();
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(text_of(dir.path(name)), "new");
+  EXPECT_EQ(files_in(dir.str()), 2u);
+}
+
 }  // namespace
 }  // namespace gdr::support

@@ -34,9 +34,11 @@ struct Options {
 // Applies `options` to the whole process and installs the generated routes
 // (Auto, Recurrent, Chunked, ChunkedAutoschedule) into gdr::run; until then
 // Auto runs Reference and the other generated routes are refused. Errors,
-// naming the field (or environment variable): a verbosity outside 0..2, a
-// cache_dir that is a file, a tuning_db that cannot be read (a missing file
-// is an empty database). Call it before running; calling it again replaces
+// naming the field (or environment variable): a verbosity (or $GDR_VERBOSE)
+// outside 0..2, a cache_dir that is a file, a tuning_db that cannot be read
+// (a missing file is an empty database). A cache folder from the
+// environment that cannot be used (a file, not writable) is no error: a
+// warning says so when it is first used, and kernels are compiled in memory. Call it before running; calling it again replaces
 // the options (kernels compiled so far stay).
 Status install(const Options& options = {});
 
