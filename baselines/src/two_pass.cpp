@@ -51,7 +51,8 @@ int32_t two_pass(const gdr_kernel_args* a) {
         }
       }
     };
-    if (s == 0)
+    // In place (S0 == S) the first token takes the one-pointer call too.
+    if (s == 0 && S0 != S)
       passes(S0, S);
     else
       passes(S, S);

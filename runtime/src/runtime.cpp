@@ -158,12 +158,14 @@ Status execute(const Kernel& kernel, const Tensors& given, const Options& option
   // Every task of the process gets a tag of its own (kernel_abi.h).
   static std::atomic<int64_t> tags{1};
   const int64_t first_tag = tags.fetch_add(count, std::memory_order_relaxed);
-  // Task `task`'s arguments; false if it has no columns.
+  // Task `task`'s arguments; false if it has nothing to do: no columns, or
+  // no tokens over its own state (in place: a kernel would copy the state
+  // onto itself, a sweep of it for nothing).
   auto task_args = [&](int64_t task, gdr_kernel_args* a) {
     *a = tasks.args(task / parts);
     column_range(t.V, std::max<int64_t>(1, kernel.column_align), parts, task % parts, &a->v_begin, &a->v_end);
     a->first_sums_tag = first_tag + task;
-    return a->v_begin != a->v_end;
+    return a->v_begin != a->v_end && !(a->T == 0 && a->final_state == a->initial_state);
   };
   // Each task runs all its tokens, token-major too: running every task over
   // a block of 64 tokens before the next (the rows of one token's heads are

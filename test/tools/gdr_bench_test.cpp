@@ -182,7 +182,7 @@ TEST(GdrBenchTest, DecodeCasesAreSaidAgainstTheirStateCopy) {
       "assert len(lines) == 2, lines\n"
       "for T, line in zip((1, 3), lines):\n"
       "    m = re.match(r'  floor: reference ([0-9.]+)x its T=0 call; state read \\+ written at ([0-9.]+) GB/s, "
-      "([0-9.]+)x the measured copy$', line)\n"
+      "([0-9.]+)x the copy bandwidth measured at the start$', line)\n"
       "    assert m, line\n"
       // The records' medians are whole nanoseconds: at a 200 ns T = 0 call
       // (AMD Zen 5) their rounding alone moves the ratio by 0.01.
@@ -191,6 +191,15 @@ TEST(GdrBenchTest, DecodeCasesAreSaidAgainstTheirStateCopy) {
       "    assert abs(float(m.group(1)) - ratio) <= 0.006 + rounding, (line, medians)\n"
       "    assert abs(float(m.group(2)) - 2 * 4 * 2 * 16 * 8 / medians[T]) <= 0.06, (line, medians)\n";
   EXPECT_EQ(check_json(dir, check, dir.path("b.json") + " " + dir.path("out.txt")), 0) << out;
+  // In place, T = 0 has nothing to do (no task runs): no ratio to it.
+  ASSERT_EQ(bench(dir, "--impl reference --H 2 --T 0,1 --K 16 --V 8 --threads 1 --seconds 0.01 --in-place 1", &out,
+                  &err),
+            0) << err;
+  const size_t floor = out.find("  floor: ");
+  ASSERT_NE(floor, std::string::npos) << out;
+  EXPECT_EQ(out.find("  floor: ", floor + 1), std::string::npos) << out;
+  const std::string no_ratio = "  floor: reference state read + written at ";
+  EXPECT_EQ(out.compare(floor, no_ratio.size(), no_ratio), 0) << out;
 }
 
 // A form that does not fit: one line naming the flag, exit 2, no JSON.

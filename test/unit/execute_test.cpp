@@ -200,6 +200,29 @@ TEST(Execute, TasksAreNotToldAnEmptyNextTask) {
   EXPECT_EQ(g_asked.at({state(2, 1), 2}).next, nullptr);
 }
 
+// A sequence with no tokens whose final state is its initial one (in place)
+// has nothing to do: no task runs it (the kernels copied the state onto
+// itself). Varlen in place, sequence 1 empty, and T = 0 in place.
+TEST(Execute, EmptySequencesInPlaceRunNoTask) {
+  test::ProblemOptions po;
+  po.form.seqlens = {3, 0, 2};
+  po.form.in_place = true;
+  test::Problem p = test::make_problem(1, 2, 0, 32, 64, po);
+  ASSERT_TRUE(record_one_thread(p));
+  auto state = [&](int64_t sequence, int64_t head) {
+    return p.initial_state.data() + (sequence * 2 + head) * 32 * 64;
+  };
+  EXPECT_EQ(g_asked.size(), 4u);
+  EXPECT_EQ(g_asked.count({state(1, 0), 0}) + g_asked.count({state(1, 1), 0}), 0u);
+  for (const bool in_place : {true, false}) {
+    test::ProblemOptions decode;
+    decode.form.in_place = in_place;
+    test::Problem copy = test::make_problem(2, 2, 0, 32, 64, decode);
+    ASSERT_TRUE(record_one_thread(copy));
+    EXPECT_EQ(g_asked.size(), in_place ? 0u : 4u);  // functional: each head's state is copied
+  }
+}
+
 TEST(Execute, BigAutomaticCallsStreamExceptOverTheirInitialStates) {
   // 128 heads of 128 x 128: 16 MiB of states read and written, beyond any
   // one core's L2; in place each task writes over the state it just read.
