@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "temp_dir.h"
 
@@ -86,6 +87,23 @@ TEST(GdrBenchTest, FormFlagsArePrintedAndRecorded) {
       "    assert all(x[k] == v for k, v in want.items()), x\n";
   EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0)
       << read_file(dir.path("b.json"));
+}
+
+// A row says the threads it ran on: the two-pass baseline is serial
+// (before, its rows said the case's 2 and took 2 threads' peak).
+TEST(GdrBenchTest, RowsSayTheThreadsTheyRanOn) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread";
+  const TempDir dir("gdr-bench-test");
+  std::string out, err;
+  ASSERT_EQ(bench(dir, "--impl reference,baseline-two-pass --H 4 --T 3 --K 16 --V 8 --threads 2 --seconds 0.01 "
+                       "--json " + dir.path("b.json"), &out, &err),
+            0) << err;
+  const std::string check =
+      "import json, sys\n"
+      "r = {x['impl']: (x['threads'], x['threads_ran']) for x in json.load(open(sys.argv[1]))[1:]}\n"
+      "assert r == {'reference': (2, 2), 'baseline-two-pass': (2, 1)}, r\n";
+  EXPECT_EQ(check_json(dir, check, dir.path("b.json")), 0) << out;
+  EXPECT_NE(out.find("\nbaseline-two-pass      1    4     3   16    8   1 "), std::string::npos) << out;
 }
 
 // The default form is recorded too, and grouped readout (Hq = 2 H) counts
