@@ -86,14 +86,19 @@ double copy_gbps() {
 
 double fma_sample_ns(int threads, double* flops) {
   constexpr int64_t kIterations = 400'000;
+  // Several tasks per thread, as a kernel call has (heads): with one task
+  // each, a helper that starts late costs the sample all of its delay,
+  // where in a kernel call the caller takes over tasks the helper has not
+  // started.
+  constexpr int64_t kTasksPerThread = 8;
   static volatile float sink = 0;
-  std::vector<float> results(threads);
+  std::vector<float> results(threads * kTasksPerThread);
   auto start = Clock::now();
   // On the kernels' own pool: a thread started per sample came up late
   // (2 threads: 124-148 GFLOP/s against kernels doing 163-175 in the same
   // cases, 107-115% of that "peak").
-  ThreadPool::shared().parallel_for(threads, threads, 0, [&](int64_t t, int, float*) {
-    results[t] = fma_loop(kIterations);
+  ThreadPool::shared().parallel_for(threads * kTasksPerThread, threads, 0, [&](int64_t t, int, float*) {
+    results[t] = fma_loop(kIterations / kTasksPerThread);
   });
   const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
   for (float r : results) sink = sink + r;
