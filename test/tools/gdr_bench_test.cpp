@@ -390,7 +390,12 @@ TEST(GdrBenchTest, BadShapesAreOneLine) {
                           "B = 1, got --B 2\n"},
       {"K=1,K=2", "gdr-bench: --shapes: shape 'K=1,K=2': K given twice\n"},
       {"H=6,Hk=4", "gdr-bench: --shapes: shape 'H=6,Hk=4': --Hk 4 does not divide --H 6\n"},
-      {";", "gdr-bench: --shapes: expected shapes such as 'K=256,V=256,H=16;K=64,V=64,H=32'\n"},
+      {";", "gdr-bench: --shapes: an empty shape in ';' (shapes are separated by ';')\n"},
+      {"K=16;", "gdr-bench: --shapes: an empty shape in 'K=16;' (shapes are separated by ';')\n"},
+      {"K=16,,V=16", "gdr-bench: --shapes: shape 'K=16,,V=16': expected KEY=VALUE (keys B, H, K, V, T, Hk, Hq, decay, "
+                     "layout, in_place, seqlens), got ''\n"},
+      {"seqlens=1//2", "gdr-bench: --shapes: shape 'seqlens=1//2': seqlens: expected lengths in [0, 1048576] "
+                       "separated by '/', got '1//2'\n"},
   };
   for (const auto& [shapes, message] : cases) {
     std::string out, err;

@@ -79,7 +79,7 @@ TEST_F(GdrCompileTest, BadOutputsAreRefusedBeforeCompilingAndLeaveNothing) {
       {"chunked header is a folder", {"b.h"}, std::string(kChunked) + "--out b", "--out b.h: is a folder"},
       {"library is a folder", {"a.so"}, std::string(kRecurrent) + "--out a --shared 1",
        "--out a.so: is a folder"},
-      {"empty prefix", {}, std::string(kRecurrent) + "--out ''", "--out: the path prefix is empty"},
+      {"empty prefix", {}, std::string(kRecurrent) + "--out ''", "--out: needs a value, got ''"},
       {"prefix is a folder", {"dir"}, std::string(kChunked) + "--out dir/", "--out dir/: names a folder"},
       {"missing folder", {}, std::string(kChunked) + "--out nofolder/x",
        "--out nofolder/x.o: its folder nofolder does not exist"},

@@ -43,8 +43,8 @@ std::string range(int64_t min, int64_t max) {
 std::vector<std::string> split_list(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::stringstream in(text);
-  for (std::string part; std::getline(in, part, separator);)
-    if (!part.empty()) parts.push_back(part);
+  for (std::string part; std::getline(in, part, separator);) parts.push_back(part);
+  if (!text.empty() && text.back() == separator) parts.emplace_back();  // getline drops a last empty item
   return parts;
 }
 
@@ -61,6 +61,7 @@ Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, F
     }
     if (!known.count(flag)) return Status::error("unknown argument " + flag + " (see --help)");
     if (i + 1 >= argc) return Status::error(flag + " needs a value");
+    if (argv[i + 1][0] == '\0') return Status::error(flag + ": needs a value, got ''");
     if (flags->has(flag)) return Status::error(flag + " given twice");
     flags->values_[flag] = argv[++i];
   }

@@ -50,11 +50,13 @@ bool answered_help_or_version(const Flags& flags, const char* usage, const std::
 // A whole decimal integer of int64_t's range; false otherwise.
 bool parse_integer(const std::string& text, int64_t* out);
 
-// "a,b,,c" -> {"a", "b", "c"} (with ',' the separator)
+// "a,b,,c" -> {"a", "b", "", "c"} (with ',' the separator): an empty item
+// is the caller's to refuse; "" -> {}.
 std::vector<std::string> split_list(const std::string& text, char separator = ',');
 
-// The integers of `text` split at `separator` (empty items dropped) into
-// *out; false if one is not an integer in [min, max]. An empty list is true.
+// The integers of `text` split at `separator` into *out; false if one is
+// not an integer in [min, max] (an empty item among them). An empty text is
+// an empty list.
 bool parse_integer_list(const std::string& text, char separator, int64_t min, int64_t max,
                         std::vector<int64_t>* out);
 

@@ -70,6 +70,7 @@ Status parse_shape(const std::string& text, Shape* shape) {
 Status parse_shapes(const std::string& text, const Shape& base, std::vector<Shape>* shapes) {
   std::vector<Shape> out;
   for (const std::string& part : tools::split_list(text, ';')) {
+    if (part.empty()) return Status::error("--shapes: an empty shape in '" + text + "' (shapes are separated by ';')");
     Shape shape = base;
     shape.text = part;
     if (Status s = parse_shape(part, &shape); !s) return s;

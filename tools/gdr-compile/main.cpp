@@ -93,10 +93,9 @@ std::string own_halide_abi() {
 }
 
 // Stages PREFIX + suffix, named by the flag that gave it. A prefix must name
-// a file to come: not empty, not a folder.
+// a file to come, not a folder (Flags refuses an empty one).
 gdr::Status add_output(gdr::support::StagedOutputs& outputs, const std::string& prefix,
                        const std::string& suffix, size_t* index = nullptr) {
-  if (prefix.empty()) return gdr::Status::error("--out: the path prefix is empty");
   if (prefix.back() == '/')
     return gdr::Status::error("--out " + prefix + ": names a folder; give a path prefix such as " +
                               prefix + "kernel");

@@ -191,7 +191,6 @@ Config parse_args(int argc, char** argv) {
             ", powers of two)");
     o.widths.assign(widths.begin(), widths.end());
   }
-  if (flags.has("--report") && flags.get("--report").empty()) die("--report: expected a path prefix");
   c.report = flags.get("--report", c.report);
   c.db = flags.has("--db") ? flags.get("--db") : gdr::compiler::default_tuning_db_path();
   if (c.db.empty()) die("--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
