@@ -97,9 +97,15 @@ def _shapes(names, tensors, layout, cu_seqlens, slots=(None, None)):
 
 def _written(t):
     # A tensor written in place (out=, a pool) has changed, as autograd must
-    # see (torch >= 2.1 says how; an inference tensor keeps no version).
-    if hasattr(torch.autograd.graph, "increment_version") and not t.is_inference():
+    # see (an inference tensor keeps no version). torch >= 2.1 says how;
+    # before, an in-place op on an empty view of t bumps the version counter
+    # every view of t shares, and writes nothing.
+    if t.is_inference():
+        return
+    if hasattr(torch.autograd.graph, "increment_version"):
         torch.autograd.graph.increment_version(t)
+    else:
+        t.view(-1)[:0].add_(0)
 
 
 def _run(names, tensors, layout, cu_seqlens, slots=(None, None)):

@@ -182,7 +182,7 @@ NumpyCall numpy_call(const py::object& query, const py::object& key, const py::o
                      const std::string& layout, const py::object& cu_seqlens,
                      const py::object& initial_state_indices, const py::object& final_state_indices,
                      bool in_place, const std::string& state_stores = "auto",
-                     const std::string& out_stores = "auto") {
+                     const std::string& out_stores = "auto", bool will_write = true) {
   NumpyCall n;
   Call& c = n.call;
   c.options = parse_options(route, threads, state_stores, out_stores);
@@ -193,13 +193,15 @@ NumpyCall numpy_call(const py::object& query, const py::object& key, const py::o
   c.value = float_operand("value", value, false);
   c.decay = float_operand("decay", decay, false);
   c.beta = float_operand("beta", beta, false);
-  // In place without a final_state the initial pool is written.
+  // In place without a final_state the initial pool is written (unless the
+  // call is only planned: explain()).
   if (!initial_state.is_none())
-    c.initial_state = float_operand("initial_state", initial_state, in_place && final_state.is_none());
+    c.initial_state =
+        float_operand("initial_state", initial_state, will_write && in_place && final_state.is_none());
   if (!out.is_none()) c.out = float_operand("out", out, true);
   // In place without a final_state: the initial pool is updated.
   n.final_state = final_state.is_none() && in_place ? initial_state : final_state;
-  if (!n.final_state.is_none()) c.final_state = float_operand("final_state", n.final_state, true);
+  if (!n.final_state.is_none()) c.final_state = float_operand("final_state", n.final_state, will_write);
   c.cu_seqlens = index_operand("cu_seqlens", cu_seqlens);
   c.initial_state_indices = index_operand("initial_state_indices", initial_state_indices);
   c.final_state_indices = index_operand("final_state_indices", final_state_indices);
@@ -254,7 +256,8 @@ std::string explain(const py::object& query, const py::object& key, const py::ob
                     const py::object& cu_seqlens, const py::object& initial_state_indices,
                     const py::object& final_state_indices, bool in_place) {
   NumpyCall n = numpy_call(query, key, value, decay, beta, initial_state, py::none(), py::none(), route, threads,
-                           layout, cu_seqlens, initial_state_indices, final_state_indices, in_place);
+                           layout, cu_seqlens, initial_state_indices, final_state_indices, in_place, "auto", "auto",
+                           /*will_write=*/false);
   gdr::jit::Plan plan;
   if (gdr::Status s = gdr::jit::plan(shape(n.call).tensors, n.call.options, &plan); !s)
     raise_value_error(s.message());

@@ -201,6 +201,12 @@ def test_explain_names_the_route_and_schedule(rng):
     assert re.fullmatch(r"recurrent \S+ \((default|tuned)\)", gdr.explain(**arrays, route="recurrent"))
     assert re.fullmatch(r"(recurrent|chunked) \S+ \((default|tuned)\)", gdr.explain(**arrays))
     assert gdr.explain(**arrays, route="reference") == "reference"
+    # It reads only shapes: an in-place call's read-only pool is no error
+    # (it was: "initial_state: the array is read-only").
+    arrays["initial_state"].flags.writeable = False
+    assert gdr.explain(**arrays, route="reference", in_place=True) == "reference"
+    with pytest.raises(ValueError, match="^initial_state: the array is read-only$"):
+        gdr.gated_delta_rule(**arrays, route="reference", in_place=True)
 
 
 def test_version_is_the_projects():

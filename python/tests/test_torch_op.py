@@ -355,25 +355,28 @@ def test_gradients_are_refused_not_dropped(kernels, rng):
     assert not out.requires_grad
 
 
-def test_the_pool_op_and_out_variant_bump_what_they_write(rng):
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_the_pool_op_and_out_variant_bump_what_they_write(kernels, rng):
     # Autograd sees the writes: a copy of the pool saved for a backward is
-    # stale after the pool op, and says so at backward.
+    # stale after the pool op, and says so at backward. The Python kernels
+    # too, on a torch without torch.autograd.graph.increment_version
+    # (before 2.1: the backward ran on the stale copy, a wrong gradient).
+    ops = KERNELS[kernels]()
     arrays, offsets, initial, final = pool_call(rng)
     pool = torch.from_numpy(arrays["initial_state"].copy())
     before = pool._version
-    torch.ops.gdr.gated_delta_rule_pool(*tensors(arrays)[:5], pool, initial, final, layout="bthd",
-                                        cu_seqlens=offsets)
+    ops.gated_delta_rule_pool(*tensors(arrays)[:5], pool, initial, final, layout="bthd", cu_seqlens=offsets)
     assert pool._version > before
     plain = make_inputs(rng, B=1, H=2, T=3)
-    out, state = torch.ops.gdr.gated_delta_rule(*tensors(plain))
+    out, state = ops.gated_delta_rule(*tensors(plain))
     versions = (out._version, state._version)
-    torch.ops.gdr.gated_delta_rule.out(*tensors(plain), out=out, final_state_out=state)
+    (ops.gated_delta_rule.out if kernels == "registered" else ops.gated_delta_rule_out)(
+        *tensors(plain), out=out, final_state_out=state)
     assert out._version > versions[0] and state._version > versions[1]
     weight = torch.ones(1, requires_grad=True)
     pool = torch.from_numpy(arrays["initial_state"].copy())
     saved = weight * pool  # saves pool for the backward
-    torch.ops.gdr.gated_delta_rule_pool(*tensors(arrays)[:5], pool, initial, final, layout="bthd",
-                                        cu_seqlens=offsets)
+    ops.gated_delta_rule_pool(*tensors(arrays)[:5], pool, initial, final, layout="bthd", cu_seqlens=offsets)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         saved.sum().backward()
 

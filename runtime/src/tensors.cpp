@@ -240,14 +240,17 @@ Status validate(const Tensors& t) {
   const bool same_pool = !initial.empty() && !final_state.empty() && t.initial_state == t.final_state &&
                          n.initial_state == n.final_state;
   if (same_pool && t.in_place) {
-    // Each slot a sequence writes may be read by that sequence only.
+    // Each slot a sequence writes may be read by that sequence only. Named:
+    // the indices that say where it writes, else those that say where the
+    // other reads.
+    const char* field = t.final_state_indices.given() ? "final_state_indices" : "initial_state_indices";
     const std::vector<std::pair<int64_t, int64_t>> reads = by_slot(t.initial_state_indices, shape.sequences);
     for (int64_t i = 0; i < shape.sequences; ++i) {
       const int64_t f = slot(t.final_state_indices, i);
       for (auto r = std::lower_bound(reads.begin(), reads.end(), std::make_pair(f, int64_t{-1}));
            r != reads.end() && r->first == f; ++r)
         if (r->second != i)
-          return Status::error("in place: sequence " + str(i) + " writes slot " + str(f) +
+          return Status::error(std::string(field) + ": in place, sequence " + str(i) + " writes slot " + str(f) +
                                ", which sequence " + str(r->second) + " reads");
     }
   }

@@ -677,7 +677,7 @@ TEST_F(GdrRunTest, FormErrorsAreOneLineNamingTheFlagAndWriteNothing) {
        },
        "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy --initial-state s.npy --out out.npy "
        "--final-state s.npy " + form_flags(good) + " --in-place 1",
-       "--in-place 1: sequence 0 writes slot 2, which sequence 1 reads", 1},
+       "--final-state-indices fi.npy: in place, sequence 0 writes slot 2, which sequence 1 reads", 1},
       {"in place: initial indices alone, over a pool of other than a row a sequence", [](GdrRunTest*) {},
        "--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy --initial-state s.npy --out out.npy "
        "--final-state s.npy --layout bthd --cu-seqlens c.npy --initial-state-indices ii.npy --in-place 1",

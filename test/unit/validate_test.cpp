@@ -146,7 +146,16 @@ const Case kCases[] = {
        t.initial_state_slots = t.final_state_slots = 2;
        t.in_place = true;
      },
-     "in place: sequence 0 writes slot 0, which sequence 1 reads"},
+     "final_state_indices: in place, sequence 0 writes slot 0, which sequence 1 reads"},
+    {"in place over a slot another sequence reads, the writes not indexed",
+     [](Tensors& t, test::Problem& p) {
+       t.cu_seqlens = indices(kCuTwo);
+       t.initial_state = t.final_state = p.final_state.data();
+       t.initial_state_indices = indices(kSlots10);
+       t.initial_state_slots = t.final_state_slots = 2;
+       t.in_place = true;
+     },
+     "initial_state_indices: in place, sequence 0 writes slot 0, which sequence 1 reads"},
     {"misaligned key",
      [](Tensors& t, test::Problem&) {
        t.key = reinterpret_cast<const float*>(reinterpret_cast<const char*>(t.key) + 1);

@@ -53,7 +53,7 @@ int failed(const std::string& message) { return fail(gdr::tools::kExitFailed, me
 // validate()'s messages name the fields of gdr::Tensors; gdr-run's name the
 // flag and its file instead where the message starts with one flag's
 // field: "cu_seqlens: the last offset ..." becomes "--cu-seqlens c.npy: the
-// last offset ...", "in place: ..." "--in-place 1: ...".
+// last offset ...".
 std::string with_flags(const std::string& message, const std::map<std::string, std::string>& args) {
   static const std::pair<const char*, const char*> fields[] = {
       {"initial_state_indices", "--initial-state-indices"},
@@ -68,8 +68,7 @@ std::string with_flags(const std::string& message, const std::map<std::string, s
       {"value", "--value"},
       {"decay", "--decay"},
       {"beta", "--beta"},
-      {"out", "--out"},
-      {"in place", "--in-place"}};
+      {"out", "--out"}};
   for (const auto& [field, flag] : fields) {
     const size_t n = std::char_traits<char>::length(field);
     if (message.compare(0, n, field) != 0) continue;
