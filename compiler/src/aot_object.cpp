@@ -21,7 +21,11 @@ Status link_aot_object(const Target& target, const std::string& name,
   }
   std::vector<std::string> inputs = code_objects;
   inputs.push_back(entry_file.path());
-  return link_relocatable(inputs, object_path);
+  if (Status s = link_relocatable(inputs, object_path); !s) return s;
+  // Only the entry point and its tables stay global: a recurrent kernel
+  // under another name still defined its variant's (two kernels of one
+  // variant under two names could not be linked into one program).
+  return keep_only_global(object_path, {name, name + "_info", name + "_cpu_features"});
 }
 
 }  // namespace gdr::compiler

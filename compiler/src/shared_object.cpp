@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -18,28 +19,33 @@ std::string file_argument(const std::string& path) {
   return !path.empty() && path[0] == '-' ? "./" + path : path;
 }
 
-// Runs ld.lld (ld.lld-14, else ld.lld, from PATH) with `arguments`;
-// `what` says what it links, for the messages.
-Status run_lld(const std::vector<std::string>& arguments, const std::string& what) {
+// Runs the first of `programs` on PATH with `arguments`; `what` says what
+// it makes, for the messages, `package` where the program comes from.
+Status run_tool(std::initializer_list<const char*> programs, const std::vector<std::string>& arguments,
+                const std::string& what, const char* package) {
   std::string tried;
-  for (const char* linker : {"ld.lld-14", "ld.lld"}) {
-    std::vector<std::string> words = {linker};
+  for (const char* program : programs) {
+    std::vector<std::string> words = {program};
     words.insert(words.end(), arguments.begin(), arguments.end());
     const support::ProgramRun run = support::run_program(words);
     if (run.spawn_error == ENOENT || run.spawn_error == EACCES) {
-      tried += std::string(tried.empty() ? "" : ", ") + linker;
+      tried += std::string(tried.empty() ? "" : ", ") + program;
       continue;
     }
     if (run.spawn_error != 0)
-      return Status::error(std::string("cannot run ") + linker + ": " + std::strerror(run.spawn_error));
-    if (run.wait_error != 0) return Status::error(std::string("lost ") + linker + ": " + std::strerror(run.wait_error));
+      return Status::error(std::string("cannot run ") + program + ": " + std::strerror(run.spawn_error));
+    if (run.wait_error != 0) return Status::error(std::string("lost ") + program + ": " + std::strerror(run.wait_error));
     const int status = run.status;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::success();
     if (WIFSIGNALED(status))
-      return Status::error(std::string(linker) + " was killed by signal " + std::to_string(WTERMSIG(status)));
-    return Status::error(std::string(linker) + " could not link " + what + " (its message is above)");
+      return Status::error(std::string(program) + " was killed by signal " + std::to_string(WTERMSIG(status)));
+    return Status::error(std::string(program) + " could not make " + what + " (its message is above)");
   }
-  return Status::error("no linker: none of " + tried + " is on PATH (Debian package lld-14)");
+  return Status::error("none of " + tried + " is on PATH (Debian package " + package + ")");
+}
+
+Status run_lld(const std::vector<std::string>& arguments, const std::string& what) {
+  return run_tool({"ld.lld-14", "ld.lld"}, arguments, what, "lld-14");
 }
 
 }  // namespace
@@ -62,6 +68,13 @@ Status link_relocatable(const std::vector<std::string>& inputs, const std::strin
   std::vector<std::string> args = {"-r", "-o", file_argument(output)};
   for (const std::string& in : inputs) args.push_back(file_argument(in));
   return run_lld(args, output);
+}
+
+Status keep_only_global(const std::string& object, const std::vector<std::string>& symbols) {
+  std::vector<std::string> args;
+  for (const std::string& s : symbols) args.push_back("--keep-global-symbol=" + s);
+  args.push_back(file_argument(object));
+  return run_tool({"llvm-objcopy-14", "llvm-objcopy"}, args, object, "llvm-14");
 }
 
 }  // namespace gdr::compiler

@@ -412,6 +412,27 @@ TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
   EXPECT_EQ(listing(), std::vector<std::string>{"abi.a"});
 }
 
+// Two kernels of one variant under two names link into one program: each
+// object defines its name's symbols only (a recurrent kernel under --name
+// defined its variant's too, and two such could not be linked together).
+TEST_F(GdrCompileTest, TwoNamesOfOneVariantLinkIntoOneProgram) {
+  for (const std::string& route : {std::string(kRecurrent), std::string(kChunked)}) {
+    fs::remove_all(folder_);
+    fs::create_directory(folder_);
+    for (const char* name : {"one", "two"}) {
+      const Result r = compile(route + "--name " + name + " --out " + name);
+      ASSERT_EQ(r.exit_code, 0) << route << ": " << r.err;
+    }
+    const std::string both = "cd " + folder_ + " && ld.lld-14 -r one.o two.o -o both.o 2> link.txt";
+    EXPECT_EQ(std::system(both.c_str()), 0) << route << text_of("link.txt");
+    const std::string nm = "/usr/lib/llvm-14/bin/llvm-nm --defined-only --extern-only --format=just-symbols " +
+                           folder_ + "/both.o > " + folder_ + "/symbols.txt";
+    ASSERT_EQ(std::system(nm.c_str()), 0);
+    EXPECT_EQ(text_of("symbols.txt"),
+              "one\none_cpu_features\none_info\ntwo\ntwo_cpu_features\ntwo_info\n") << route;
+  }
+}
+
 // Polls every millisecond, for at most 120 s, until `ready()` or until the
 // child ends (*ended: its pid if it ended first, else 0; *status its
 // status); true if it was ready while the child ran.

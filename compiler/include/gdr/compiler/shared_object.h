@@ -25,4 +25,9 @@ Status link_shared_object(const std::vector<std::string>& inputs, const std::str
 // object aot_entry_object writes beside it), for any architecture lld has.
 Status link_relocatable(const std::vector<std::string>& inputs, const std::string& output);
 
+// Makes every symbol `object` defines local except `symbols` (llvm-objcopy
+// --keep-global-symbol, in place; llvm-objcopy-14, else llvm-objcopy, from
+// PATH: Debian's llvm-14).
+Status keep_only_global(const std::string& object, const std::vector<std::string>& symbols);
+
 }  // namespace gdr::compiler
