@@ -15,8 +15,9 @@ packs sequences into one batch row. The pool op reads each sequence's state
 from its initial slot (-1: zeros) and writes it to its final slot of the
 same pool, in place. The tensors' memory is passed to the kernel as it is:
 no copy. Fake implementations let torch.compile, torch.export and make_fx
-trace them. Forward only (no autograd formula). Imported by ``import gdr``
-when torch is importable.
+trace them, symbolic sizes too (a dynamic T or cu_seqlens' length stays
+so: no graph per size). Forward only (no autograd formula). Imported by
+``import gdr`` when torch is importable.
 """
 
 import os
@@ -91,8 +92,162 @@ def _shapes(names, tensors, layout, cu_seqlens, slots=(None, None)):
     for name, t in list(zip(names, tensors)) + list(indices.items()):
         if t is not None and t.device != tensors[0].device:
             raise ValueError(f"{name}: expected a tensor on query's device ({tensors[0].device}), got {t.device}")
-    return _gdr.torch_op_shapes([t.shape for t in tensors], layout,
-                                **{n: None if t is None else tuple(t.shape) for n, t in indices.items()})
+    shapes = [tuple(t.shape) for t in tensors]
+    index_shapes = {n: None if t is None else tuple(t.shape) for n, t in indices.items()}
+    if all(isinstance(size, int) for shape in shapes + list(index_shapes.values()) if shape for size in shape):
+        return _gdr.torch_op_shapes(shapes, layout, **index_shapes)
+    # Symbolic sizes (torch.SymInt: torch.compile's dynamic shapes,
+    # torch.export's Dims, make_fx's "symbolic" mode): the C++ check would
+    # read each as an int, which fixes it to its example's value (a guard:
+    # a recompile per T; export refuses a dynamic Dim so fixed).
+    return _symbolic_shapes(names, shapes, layout, **index_shapes)
+
+
+# The most query heads per state head the generated routes read out
+# (compiler/include/gdr/compiler/kernel_spec.h, kMaxGeneratedReadouts): the
+# route the ops run (auto) refuses more, and so must a fake kernel where the
+# C++ check cannot run.
+_MAX_READOUTS = 8
+
+
+def _require(cond, message):
+    # A rule on sizes: a bool (plain ints), or a torch.SymBool that
+    # torch._check_value makes a guard (torch.compile), a constraint on the
+    # Dims (torch.export: one whose range breaks it is refused, with the fix)
+    # or a runtime assert. ValueError(message()) if it is false.
+    if isinstance(cond, bool):
+        if not cond:
+            raise ValueError(message())
+    else:
+        torch._check_value(cond, message)
+
+
+def _value(size):
+    # A size in a message, once its rule has failed: its value in this call
+    # (the guard int() adds no longer matters), or its symbol where it has
+    # none (an unbacked size).
+    try:
+        return int(size)
+    except Exception:
+        return size
+
+
+def _shape_string(shape):
+    return str(tuple(_value(size) for size in shape))
+
+
+def _max(a, b):
+    return max(a, b) if isinstance(a, int) and isinstance(b, int) else torch.sym_max(a, b)
+
+
+def _symbolic_shapes(names, shapes, layout, cu_seqlens=None, initial_state_indices=None, final_state_indices=None):
+    # _gdr.torch_op_shapes on sizes some of which are symbolic, in plain
+    # Python arithmetic that keeps them so: gdr::shape_call's rules
+    # (runtime/src/array_shapes.cpp) in its order and with its messages, and
+    # the route's limit on query heads per state head (gdr::jit::takes). Not
+    # checked: that byte counts fit in 64 bits (validate_sizes), which the
+    # CPU kernel checks when it runs. On plain ints it gives what the C++
+    # check gives.
+    if layout not in ("bhtd", "bthd"):
+        raise ValueError(f"layout: expected 'bhtd' or 'bthd', got '{layout}'")
+    pool = initial_state_indices is not None  # the pool op: state_pool is both states, indexed
+    name = dict(zip(("query", "key", "value", "decay", "beta", "initial_state", "out", "final_state"), names))
+    token_major = layout == "bthd"
+    order = "T, heads" if token_major else "heads, T"
+    in_layout = f" (layout='{layout}')"
+    sizes_from = f"from {name['query']} and {name['value']}{in_layout}"
+    q, k, v, decay, beta, initial = shapes[:6]
+    for field, shape, width in (("query", q, "K"), ("value", v, "V")):
+        if len(shape) != 4:
+            raise ValueError(f"{name[field]}: expected rank 4 [B, {order}, {width}]{in_layout}, got shape "
+                             f"{_shape_string(shape)}")
+    heads_at = 2 if token_major else 1
+    B, T, Hq, K = q[0], q[3 - heads_at], q[heads_at], q[3]
+    H, V = v[heads_at], v[3]
+    for field, size, what, shape in (("query", B, "B", q), ("query", K, "K", q), ("value", H, "H (its heads)", v),
+                                     ("value", V, "V", v)):
+        _require(size > 0, lambda: f"{name[field]}: {what} must be positive, got shape {_shape_string(shape)}"
+                                   f"{in_layout}")
+
+    def tensor(heads, width=None):  # `heads` heads in the layout; no width: one value per token
+        shape = (B, T, heads) if token_major else (B, heads, T)
+        return shape if width is None else shape + (width,)
+
+    def agree(field, got, want, what):
+        def message():
+            return (f"{name[field]}: shape {_shape_string(got)} does not match the expected {_shape_string(want)} "
+                    f"({what}{sizes_from})")
+        if len(got) != len(want):
+            raise ValueError(message())
+        for got_size, want_size in zip(got, want):
+            _require(got_size == want_size, message)
+
+    agree("value", v, tensor(H, V), "B and T ")
+    Hk = k[heads_at] if len(k) == 4 else 0
+    agree("key", k, tensor(Hk, K), "")
+
+    def key_heads():
+        return f"{name['key']}: has {_value(Hk)} heads, which does not divide value's {_value(H)}"
+
+    _require(Hk != 0, key_heads)
+    _require(H % Hk == 0, key_heads)
+
+    def query_heads():
+        return f"{name['query']}: has {_value(Hq)} heads; neither it nor value's {_value(H)} is a multiple of the other"
+
+    _require(Hq != 0, query_heads)
+    _require((H % Hq == 0) | (Hq % H == 0), query_heads)
+    if len(decay) not in (3, 4):
+        raise ValueError(f"{name['decay']}: expected rank 4 (channelwise, [B, {order}, K]) or 3 (scalar, [B, "
+                         f"{order}]){in_layout}, got shape {_shape_string(decay)}")
+    scalar = len(decay) == 3
+    agree("decay", decay, tensor(H, None if scalar else K), "scalar decay, " if scalar else "channelwise decay, ")
+    agree("beta", beta, tensor(H), "")
+    out = tensor(_max(Hq, H), V)
+    if len(shapes) == 8:
+        agree("out", shapes[6], out, "")
+
+    N = B  # sequences: B, or the offsets' count less one
+    if cu_seqlens is not None:
+        _require(B == 1, lambda: f"cu_seqlens: a variable-length batch needs B = 1, but {name['query']} has "
+                                 f"B = {_value(B)}")
+        _require(cu_seqlens[0] >= 1, lambda: "cu_seqlens: needs at least one offset (0), got none")
+        N = cu_seqlens[0] - 1
+
+    def sequences():
+        return f"{_value(N)} sequence{'' if _value(N) == 1 else 's'} ({'B' if cu_seqlens is None else 'cu_seqlens'})"
+
+    for field, shape in (("initial_state_indices", initial_state_indices),
+                         ("final_state_indices", final_state_indices)):
+        if shape is not None:
+            _require(shape[0] == N, lambda: f"{field}: has {_value(shape[0])} entries, but there are {sequences()}")
+
+    def pool_agrees(field, shape, indexed):  # [rows, H, K, V]; rows = N unless indices say where
+        def message():
+            want = (f"(S, {_value(H)}, {_value(K)}, {_value(V)}) for a pool of S rows" if indexed else
+                    f"{_shape_string((N, H, K, V))} ({sequences()}, H and V from {name['value']}, K from "
+                    f"{name['query']})")
+            return f"{name[field]}: shape {_shape_string(shape)} does not match the expected {want}"
+        if len(shape) != 4:
+            raise ValueError(message())
+        for got_size, want_size in zip(shape, (None if indexed else N, H, K, V)):
+            if want_size is not None:
+                _require(got_size == want_size, message)
+
+    pool_agrees("initial_state", initial, pool)
+    if pool:  # one pool, read and written in place at the slots
+        final = initial
+    elif len(shapes) == 8:
+        pool_agrees("final_state", shapes[7], False)
+        final = shapes[7]
+    else:
+        final = (N, H, K, V)
+    # At most _MAX_READOUTS query heads per state head: Hq // H, where Hq is
+    # a multiple of H if it is larger (checked above).
+    _require(Hq <= _MAX_READOUTS * H, lambda: f"query_heads: the generated routes read a state head out with at "
+                                             f"most {_MAX_READOUTS} query heads, got {_value(Hq) // _value(H)} "
+                                             f"(query_heads={_value(Hq)}, H={_value(H)})")
+    return out, final
 
 
 def _written(t):
@@ -196,6 +351,9 @@ def _import_cpp_kernels():
 KERNELS = "Python"  # which kernels torch.ops.gdr runs: "C++" or "Python"
 if _cpp_kernels_for_this_torch() and _import_cpp_kernels():
     KERNELS = "C++"
+    if hasattr(torch.library, "register_fake"):  # torch >= 2.4: the C++ kernels leave the fakes to these
+        for _name, _impl, _fake in _OPS:
+            torch.library.register_fake(f"gdr::{_name}", _fake)
 elif hasattr(torch.library, "register_fake"):  # torch >= 2.4
     for _name, _impl, _fake in _OPS:
         torch.library.define(f"gdr::{_name}", SCHEMAS[_name])

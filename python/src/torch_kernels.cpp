@@ -218,8 +218,14 @@ at::Tensor gated_delta_rule_pool(const at::Tensor& query, const at::Tensor& key,
   return out;
 }
 
-// Fake tensors (torch.compile, torch.export, make_fx) run these: the shapes
-// checked as the CPU kernel checks them, nothing computed.
+// Fake tensors (torch.compile, torch.export, make_fx) run these before torch
+// 2.4: the shapes checked as the CPU kernel checks them, nothing computed.
+// From 2.4 the fakes are gdr/torch_ops.py's (torch.library.register_fake,
+// which refuses an op that has a Meta kernel): they keep symbolic sizes
+// symbolic (torch.compile's dynamic shapes, torch.export's Dims), where these
+// read concrete ones.
+#if TORCH_VERSION_MAJOR < 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR < 4)
+#define GDR_META_KERNELS_IN_CPP 1
 std::tuple<at::Tensor, at::Tensor> gated_delta_rule_meta(const at::Tensor& query, const at::Tensor& key,
                                                          const at::Tensor& value, const at::Tensor& decay,
                                                          const at::Tensor& beta, const at::Tensor& initial_state,
@@ -247,6 +253,7 @@ at::Tensor gated_delta_rule_pool_meta(const at::Tensor& query, const at::Tensor&
                 &final_state_indices};
   return new_out(in, shaped(in, nullptr, nullptr, true));
 }
+#endif
 
 }  // namespace
 
@@ -259,6 +266,7 @@ TORCH_LIBRARY_IMPL(gdr, CPU, m) {
   m.impl("gated_delta_rule.out", &gated_delta_rule_out);
   m.impl("gated_delta_rule_pool", &gated_delta_rule_pool);
 }
+#ifdef GDR_META_KERNELS_IN_CPP
 TORCH_LIBRARY_IMPL(gdr, Meta, m) {
   m.impl("gated_delta_rule", &gated_delta_rule_meta);
   m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
@@ -270,6 +278,7 @@ TORCH_LIBRARY_IMPL(gdr, AutogradMeta, m) {
   m.impl("gated_delta_rule.out", &gated_delta_rule_out_meta);
   m.impl("gated_delta_rule_pool", &gated_delta_rule_pool_meta);
 }
+#endif
 
 PYBIND11_MODULE(_gdr_torch, m) {
   m.doc() = "torch.ops.gdr's C++ kernels (imported by gdr.torch_ops when built for the running torch).";
