@@ -367,6 +367,24 @@ TEST_F(GdrCompileTest, TheHeaderOfEitherRouteIsCAndCpp) {
     const std::string cpp = std::string(GDR_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only " +
                             include + " -x c++ " + folder_ + "/k.h";
     EXPECT_EQ(std::system(cpp.c_str()), 0) << cpp;
+    // A chunked kernel's gdr::Kernel says the Halide bridge's messages (as
+    // gdr::load_kernel's does; it said only "failed with code 3").
+    EXPECT_EQ(header.find("kernel->error_message = &gdr_halide_chunked_error;") != std::string::npos,
+              route == kChunked) << header;
+    // Against the runtime headers of another kernel ABI the header does not
+    // compile (it did, silently, whatever the struct's layout).
+    fs::create_directories(folder_ + "/other_abi/gdr");
+    // (Version N becomes N9.)
+    const std::string other_abi_headers = "sed 's/#define GDR_KERNEL_ABI_VERSION \\([0-9]*\\)/#define "
+                                          "GDR_KERNEL_ABI_VERSION \\19/' " +
+                             std::string(GDR_RUNTIME_INCLUDE_DIR) + "/gdr/kernel_abi.h > " + folder_ +
+                             "/other_abi/gdr/kernel_abi.h";
+    ASSERT_EQ(std::system(other_abi_headers.c_str()), 0);
+    const std::string other = std::string(GDR_C_COMPILER) + " -std=c99 -fsyntax-only -I" + folder_ + "/other_abi " +
+                              include + " -x c " + folder_ + "/k.h 2> " + folder_ + "/other_abi.txt";
+    EXPECT_NE(std::system(other.c_str()), 0) << other;
+    EXPECT_NE(text_of("other_abi.txt").find(": compile it with the runtime headers of that ABI"),
+              std::string::npos) << text_of("other_abi.txt");
   }
 }
 

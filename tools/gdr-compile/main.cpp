@@ -141,6 +141,7 @@ gdr::Status kernel_header_of(const std::string& object_path, const std::string& 
   h.variant = variant.str();
   h.target = target_text;
   h.cpu_features = gdr::compiler::required_cpu_features(target);
+  h.chunked = variant.route == gdr::Route::Chunked;
   if (gdr::Status s = gdr::compiler::object_kernel_info(object, name, &h.info); !s) return s;
   *header = gdr::compiler::kernel_header(h);
   return gdr::Status::success();

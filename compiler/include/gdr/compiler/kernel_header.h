@@ -16,6 +16,7 @@ struct KernelHeader {
   std::string target;   // what it was built for, e.g. "aarch64-linux-gnu cortex-a76"
   std::string cpu_features;  // required_cpu_features()
   KernelInfo info;      // read from the object's own <name>_info
+  bool chunked = false;  // a chunked kernel: its failures' messages come from the Halide bridge
 };
 
 // The header's text. Its include guard is named after the kernel.
