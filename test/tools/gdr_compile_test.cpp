@@ -87,6 +87,13 @@ TEST_F(GdrCompileTest, BadOutputsAreRefusedBeforeCompilingAndLeaveNothing) {
        "--runtime nofolder/rt.o: its folder nofolder does not exist"},
       {"unknown CPU", {}, std::string(kRecurrent) + "--out n --cpu notacpu",
        "--cpu: unknown CPU 'notacpu' for "},
+      // Names the header could not declare (it was written, and did not compile).
+      {"name not an identifier", {}, std::string(kRecurrent) + "--out n --name 9a", "--name: '9a' is not a C identifier"},
+      {"name a keyword", {}, std::string(kChunked) + "--out n --name int", "--name: 'int' is a C or C++ keyword"},
+      {"name reserved", {}, std::string(kRecurrent) + "--out n --name _Kernel",
+       "--name: '_Kernel' is reserved to the implementation"},
+      {"name of the ABI", {}, std::string(kRecurrent) + "--out n --name gdr_kernel_args",
+       "--name: 'gdr_kernel_args' is a name of gdr's kernel ABI"},
   };
   for (const Case& c : cases) {
     fs::remove_all(folder_);

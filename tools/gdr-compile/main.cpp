@@ -103,10 +103,33 @@ gdr::Status add_output(gdr::support::StagedOutputs& outputs, const std::string& 
 }
 
 // A name the header and the object can both use.
-bool valid_c_name(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+// Why `name` cannot name a kernel's entry point in the header gdr-compile
+// writes (C and C++): "" if it can.
+std::string why_not_a_kernel_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) ||
+      !std::all_of(name.begin(), name.end(),
+                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    return "is not a C identifier";
+  static const std::set<std::string> keywords = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+      "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+      "wchar_t", "while", "xor", "xor_eq"};
+  if (keywords.count(name)) return "is a C or C++ keyword";
+  if (name.size() > 1 && name[0] == '_' && (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1]))))
+    return "is reserved to the implementation (a leading __ or _ and a capital)";
+  // The kernel ABI's own names (gdr/kernel_abi.h, gdr/halide_chunked_abi.h).
+  static const std::set<std::string> abi = {"gdr_kernel_args", "gdr_kernel_fn", "gdr_decay_kind",
+                                            "gdr_state_stores", "gdr_kernel_info_field",
+                                            "gdr_halide_chunked_entry", "gdr_halide_chunked_error"};
+  if (abi.count(name) || name.rfind("GDR_", 0) == 0) return "is a name of gdr's kernel ABI";
+  return "";
 }
 
 // The target both routes are built for, from --target, --triple, --cpu and
@@ -271,7 +294,8 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
 
   const std::string prefix = flags.get("--out");
   const std::string name = flags.get("--name", variant.name());
-  if (!valid_c_name(name)) return usage_error("--name: '" + name + "' is not a C identifier");
+  if (std::string why = why_not_a_kernel_name(name); !why.empty())
+    return usage_error("--name: '" + name + "' " + why);
   gdr::support::StagedOutputs outputs;
   if (emit == "mlir") {
     if (gdr::Status s = add_output(outputs, prefix, ".mlir"); !s) return usage_error(s.message());
@@ -354,7 +378,8 @@ int compile_chunked(const gdr::tools::Flags& flags, Args& args, const gdr::compi
   }
   const gdr::compiler::ChunkedSpec spec = gdr::compiler::chunked_spec(variant);
   const std::string name = args.count("--name") ? args["--name"] : variant.name();
-  if (!valid_c_name(name)) return usage_error("--name: '" + name + "' is not a C identifier");
+  if (std::string why = why_not_a_kernel_name(name); !why.empty())
+    return usage_error("--name: '" + name + "' " + why);
   std::string emit;
   if (gdr::Status s = emit_of(flags, &emit); !s) return usage_error(s.message());
   if (emit == "mlir")
