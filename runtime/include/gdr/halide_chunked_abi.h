@@ -28,7 +28,8 @@ using HalideChunkedFn = int (*)(halide_buffer_t* query, halide_buffer_t* key,
 // 2^31 - 1 elements in a dimension (readouts, a chunk of rows, K x V;
 // refused before anything is written), or Halide's error code (the message in halide_chunked_error()),
 // which is how another K, V, decay kind or number of readouts than the
-// pipeline's is refused (its buffers' constraints).
+// pipeline's is refused (its buffers' constraints) once there are tokens:
+// at T = 0 no pipeline runs, and the K x V state the arguments say is copied.
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk);
 
 // Halide runtime errors (a buffer constraint violated: only arguments the

@@ -80,7 +80,9 @@ typedef struct gdr_kernel_args {
 /* Returns 0 on success, non-zero if the kernel cannot run these arguments
  * (1: K, V, decay kind or readouts differ from its own; 2: scratch short;
  * a chunked kernel refuses other K, V, decay kind or readouts through its
- * Halide buffer constraints instead: Halide's negative error code). */
+ * Halide buffer constraints instead: Halide's negative error code, when
+ * it has tokens to run; at T = 0 it copies the K x V state the arguments
+ * say, as the runtime, which checks them first, never asks otherwise). */
 typedef int32_t (*gdr_kernel_fn)(const gdr_kernel_args* args);
 
 /* A recurrent kernel writes the state itself (not with its decay deferred)
