@@ -1,5 +1,7 @@
 #include "gdr/halide_chunked_abi.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -25,11 +27,10 @@ void record_error(const char* message) { std::snprintf(t_error, sizeof t_error, 
 // What an AOT program's Halide runtime reports through, installed on the
 // first chunked call in place of the default handler (which aborts); a
 // handler the program set itself stays.
-bool install_error_handler() {
-  if (!&halide_set_error_handler || !&halide_default_error) return false;
+void install_error_handler() {
+  if (!&halide_set_error_handler || !&halide_default_error) return;
   halide_error_handler_t previous = halide_set_error_handler(&halide_chunked_error_handler);
   if (previous != &halide_default_error) halide_set_error_handler(previous);
-  return true;
 }
 
 // A float buffer of up to three dimensions, dense along the first; `host`
@@ -128,8 +129,11 @@ void halide_chunked_error_handler(void* /*user_context*/, const char* message) {
 const char* halide_chunked_error() { return t_error; }
 
 int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t chunk) {
-  static const bool handler_installed = install_error_handler();
-  (void)handler_installed;
+  // pthread_once, not a function-local static: this bridge is linked into
+  // chunked kernels' shared objects, which must need no C++ runtime (a
+  // program with libstdc++ linked statically could not load one).
+  static pthread_once_t handler_installed = PTHREAD_ONCE_INIT;
+  pthread_once(&handler_installed, install_error_handler);
   t_error[0] = '\0';
   const int64_t T = a->T, K = a->K, V = a->V, v0 = a->v_begin, width = a->v_end - a->v_begin;
   const int64_t chunks = (T + chunk - 1) / chunk;

@@ -413,6 +413,15 @@ TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
     EXPECT_EQ(archive.find("halide_runtime.o/") != std::string::npos, chunked) << route;
     EXPECT_EQ(archive.find("halide_chunked_abi.cpp.o/") != std::string::npos, chunked) << route;
     EXPECT_NE(archive.find(chunked ? "gdr_chunked_f32_k8_v16__c16_w" : "gdr_recurrent_f32_k8_v16__w"), std::string::npos);
+    // The library needs no C++ runtime (a chunked one's bridge did: a
+    // program with libstdc++ linked statically could not load it).
+    const std::string undefined = "/usr/lib/llvm-14/bin/llvm-nm -D --undefined-only --format=just-symbols " +
+                                  folder_ + "/k.so > " + err_.path("undefined.txt");
+    ASSERT_EQ(std::system(undefined.c_str()), 0);
+    std::ifstream symbols(err_.path("undefined.txt"));
+    for (std::string symbol; std::getline(symbols, symbol);)
+      for (const char* cpp : {"_Z", "__cxa_", "__gxx_", "_Unwind_"})
+        EXPECT_NE(symbol.rfind(cpp, 0), 0u) << route << symbol;
   }
   fs::remove_all(folder_);
   fs::create_directory(folder_);
