@@ -171,11 +171,11 @@ TEST_F(GdrCompileTest, EmitStopsAtEachStage) {
 }
 
 // A schedule the verifier refuses is refused at every stage, the gdr module
-// (--emit mlir) too: exit 1, nothing written.
+// (--emit mlir) too: exit 2 (a bad flag, before any work), nothing written.
 TEST_F(GdrCompileTest, EveryEmitVerifiesTheModule) {
   for (const char* emit : {"mlir", "llvm", "asm", "obj"}) {
     const Result r = compile(std::string(kRecurrent) + "--unroll 999 --out m --emit " + emit);
-    EXPECT_EQ(r.exit_code, 1) << emit;
+    EXPECT_EQ(r.exit_code, 2) << emit;
     EXPECT_NE(r.err.find("'unroll' must be from 1 to 16, got 999"), std::string::npos) << emit << ": " << r.err;
     EXPECT_EQ(listing(), std::vector<std::string>{}) << emit;
   }
@@ -287,9 +287,10 @@ TEST_F(GdrCompileTest, VectorsWiderThanTheTargetsAreRefused) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
     EXPECT_EQ(listing(), std::vector<std::string>{}) << c.args;
   }
-  // The recurrent route's verifier refuses a schedule wider than the target.
+  // The recurrent route's verifier refuses a schedule wider than the target
+  // (exit 2, as the chunked route's refusal is).
   const Result r = compile(std::string(kRecurrent) + "--target aarch64 --vector-width 8 --v-tile 32 --out k");
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("needs 256-bit vectors but target 'generic' has 128"), std::string::npos) << r.err;
 }
 

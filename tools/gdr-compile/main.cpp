@@ -280,6 +280,10 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
                         flags.integer("--prefetch", 0, 1024, &schedule.prefetch),
                         flags.integer("--sweep-tokens", 1, 1024, &schedule.sweep_tokens)})
     if (!s) return usage_error(s.message());
+  // A schedule the verifier refuses (it names the knob) is a bad flag too:
+  // refused before any work, as the chunked route's too-wide one is.
+  if (gdr::Status s = gdr::compiler::check_recurrent_schedule(spec, schedule, target); !s)
+    return usage_error(s.message());
 
   // mlir: the gdr module; llvm, asm: the optimised LLVM IR or the assembly
   // of the same code; obj (object): the object and its header.
