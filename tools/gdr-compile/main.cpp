@@ -102,7 +102,6 @@ gdr::Status add_output(gdr::support::StagedOutputs& outputs, const std::string& 
   return outputs.add("--out " + prefix + suffix, prefix + suffix, index);
 }
 
-// A name the header and the object can both use.
 // Why `name` cannot name a kernel's entry point in the header gdr-compile
 // writes (C and C++): "" if it can.
 std::string why_not_a_kernel_name(const std::string& name) {
