@@ -18,31 +18,16 @@ import pytest
 torch = pytest.importorskip("torch")
 import gdr  # noqa: E402,F401  (registers torch.ops.gdr)
 from gdr import _gdr, torch_ops  # noqa: E402
+from contract import make_inputs  # noqa: E402
 
 TORCH_2_4 = hasattr(torch.library, "register_fake")
 needs_torch_2_4 = pytest.mark.skipif(not TORCH_2_4, reason="symbolic sizes in custom ops' fakes: torch >= 2.4")
 
 
-def inputs(seed, B=1, H=4, T=5, K=16, V=16, Hq=None, Hk=None, scalar_decay=False, layout="bhtd", seqlens=None,
-           state_rows=None):
-    # Contract-like inputs (python/tests/contract.py): unit query and key
-    # rows, decay in [0.9, 1), beta in [0, 1), N(0, 1) states.
-    rng = np.random.default_rng(seed)
-    Hq, Hk = Hq or H, Hk or H
-    if seqlens is not None:
-        B, T = 1, int(sum(seqlens))
-
-    def unit(heads):
-        x = rng.standard_normal((B, heads, T, K))
-        return x / np.linalg.norm(x, axis=-1, keepdims=True)
-
-    arrays = [unit(Hq), unit(Hk), rng.standard_normal((B, H, T, V)),
-              rng.uniform(0.9, 1.0, (B, H, T) if scalar_decay else (B, H, T, K)), rng.uniform(0.0, 1.0, (B, H, T))]
-    if layout == "bthd":
-        arrays = [np.swapaxes(a, 1, 2) for a in arrays]
-    N = len(seqlens) if seqlens is not None else B
-    arrays.append(rng.standard_normal((state_rows or N, H, K, V)))
-    return [torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)) for a in arrays]
+def inputs(seed, state_rows=None, **sizes):
+    # The contract's inputs as tensors, a generator per seed.
+    arrays = make_inputs(np.random.default_rng(seed), pool_rows=state_rows, **{"T": 5, **sizes})
+    return [torch.from_numpy(a) for a in arrays.values()]
 
 
 def offsets(seqlens):
