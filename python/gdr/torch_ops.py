@@ -349,16 +349,13 @@ def _import_cpp_kernels():
 
 
 KERNELS = "Python"  # which kernels torch.ops.gdr runs: "C++" or "Python"
+_FAKES_BY_REGISTER_FAKE = hasattr(torch.library, "register_fake")  # torch >= 2.4
 if _cpp_kernels_for_this_torch() and _import_cpp_kernels():
-    KERNELS = "C++"
-    if hasattr(torch.library, "register_fake"):  # torch >= 2.4: the C++ kernels leave the fakes to these
-        for _name, _impl, _fake in _OPS:
-            torch.library.register_fake(f"gdr::{_name}", _fake)
-elif hasattr(torch.library, "register_fake"):  # torch >= 2.4
+    KERNELS = "C++"  # defined and implemented in C++; from torch 2.4 their fakes are these
+elif _FAKES_BY_REGISTER_FAKE:
     for _name, _impl, _fake in _OPS:
         torch.library.define(f"gdr::{_name}", SCHEMAS[_name])
         torch.library.impl(f"gdr::{_name}", "cpu", _impl)
-        torch.library.register_fake(f"gdr::{_name}", _fake)
 else:  # torch 1.13 to 2.3: a Meta kernel is what fake tensors run
     _library = torch.library.Library("gdr", "DEF")
     for _name, _impl, _fake in _OPS:
@@ -366,3 +363,6 @@ else:  # torch 1.13 to 2.3: a Meta kernel is what fake tensors run
         _library.impl(_name, _impl, "CPU")
         _library.impl(_name, _fake, "Meta")
         _library.impl(_name, _fake, "AutogradMeta")  # 1.13 has no autograd fallthrough for meta tensors
+if _FAKES_BY_REGISTER_FAKE:  # either kernels' fakes (the C++ ones register no Meta kernel there)
+    for _name, _impl, _fake in _OPS:
+        torch.library.register_fake(f"gdr::{_name}", _fake)
