@@ -91,7 +91,7 @@ Status jit_add_library(const std::string& library, const std::vector<char>& obje
 }
 
 Status jit_load_object(const std::vector<char>& object, const std::vector<std::string>& symbols,
-                       std::vector<void*>* addresses, const std::string& link_with) {
+                       std::vector<void*>* addresses, const std::string& link_with, const AcceptLoaded& accept) {
   const std::string& symbol = symbols.at(0);
   std::lock_guard<std::mutex> lock(jit_mutex());
   std::string error;
@@ -130,6 +130,7 @@ Status jit_load_object(const std::vector<char>& object, const std::vector<std::s
         }
         addresses->push_back(reinterpret_cast<void*>(found->getAddress()));
       }
+      if (status && accept) status = accept(*addresses);
     }
   }
   // A refused object is unloaded: nothing can call into it, and a process

@@ -156,19 +156,26 @@ Status compile_recurrent(const KernelSpec& spec, const RecurrentSchedule& schedu
   const Variant variant = recurrent_variant(spec, schedule);
   const std::string name = variant.name();
   // The entry point and its <name>_info: the kernel's facts come from the
-  // kernel (kernel_info.h), as for a loaded library.
+  // kernel (kernel_info.h), as for a loaded library. Read as the object is
+  // accepted: a cached one whose table is impossible or of another kernel
+  // is refused, discarded and rebuilt, not refused by every process.
   std::vector<void*> addresses;
+  KernelInfo info;
+  const auto accept = [&](const std::vector<void*>& loaded) {
+    if (Status read = read_kernel_info(name, static_cast<const int64_t*>(loaded[1]), &info); !read) return read;
+    if (!(KernelSpec{info.K, info.V, info.decay_kind, info.readouts} == spec))
+      return Status::error(name + "_info describes another kernel (K = " + std::to_string(info.K) +
+                           ", V = " + std::to_string(info.V) + ")");
+    return Status::success();
+  };
   Status s = DiskCache::current().load_or_build(
       cache_description(variant, target),
       [&](std::vector<char>* object) { return compile_recurrent_object(spec, schedule, target, object); },
       [&](const std::vector<char>& object) {
-        return jit_load_object(object, {name, name + "_info"}, &addresses);
+        return jit_load_object(object, {name, name + "_info"}, &addresses, "", accept);
       },
       name);
   if (!s) return s;
-  KernelInfo info;
-  if (Status read = read_kernel_info(name, static_cast<const int64_t*>(addresses[1]), &info); !read)
-    return read;
   *kernel = kernel_from_info(name, reinterpret_cast<gdr_kernel_fn>(addresses[0]), info);
   return Status::success();
 }

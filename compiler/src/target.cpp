@@ -1,5 +1,8 @@
 #include "gdr/compiler/target.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/Triple.h>
@@ -83,6 +86,35 @@ std::string why_cpu_unknown(const std::string& triple, const std::string& cpu) {
   if (cpu.empty() || (subtarget && subtarget->isCPUStringValid(cpu))) return "";
   return "unknown CPU '" + cpu + "' for " + triple + " (llc-14 -mtriple=" + triple +
          " -mcpu=help lists the known ones)";
+}
+
+std::string why_features_bad(const std::string& triple, const std::string& features) {
+  if (std::string why = why_triple_unknown(triple); !why.empty()) return why;
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const std::unique_ptr<llvm::MCSubtargetInfo> subtarget(llvm_target->createMCSubtargetInfo(triple, "", ""));
+  llvm::SmallVector<llvm::StringRef, 16> items;
+  llvm::StringRef(features).split(items, ',');
+  for (llvm::StringRef item : items) {
+    if (item.empty() || (item[0] != '+' && item[0] != '-'))
+      return "'" + item.str() + "' must start with + (enable) or - (disable)";
+    // LLVM has no public table of the names in version 14: a known name
+    // toggles its bit, an unknown one only prints a warning, which goes to
+    // /dev/null here (this runs before any thread of gdr's does).
+    const llvm::FeatureBitset before = subtarget->getFeatureBits();
+    llvm::errs().flush();
+    const int saved_stderr = ::dup(2), null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_stderr >= 0 && null >= 0) ::dup2(null, 2);
+    subtarget->ToggleFeature(item.drop_front());
+    llvm::errs().flush();
+    if (saved_stderr >= 0 && null >= 0) ::dup2(saved_stderr, 2);
+    if (saved_stderr >= 0) ::close(saved_stderr);
+    if (null >= 0) ::close(null);
+    if (subtarget->getFeatureBits() == before)
+      return "unknown feature '" + item.drop_front().str() + "' for " + architecture_name(triple) + " (llc-14 -mtriple=" +
+             triple + " -mattr=help lists the known ones)";
+  }
+  return "";
 }
 
 Status target_for(const std::string& triple, const std::string& cpu, const std::string& features,

@@ -18,12 +18,20 @@ Status cpu_or_triple(const char* triple_flag, const std::string& cpu, Status s) 
   return with_flag(cpu.empty() ? triple_flag : "--cpu", s);
 }
 
+// --features checked for `triple` (known to LLVM; "" is the host's).
+Status check_features(const TargetFlags& f, const std::string& triple) {
+  if (f.features.empty()) return Status::success();
+  const std::string why = why_features_bad(triple.empty() ? host_target().triple : triple, f.features);
+  return why.empty() ? Status::success() : Status::error("--features: " + why);
+}
+
 }  // namespace
 
 Status resolve_target(const TargetFlags& f, Target* target) {
   if (f.target.empty() || (f.target == "host" && f.cpu.empty() && f.triple.empty())) {
     if (!f.triple.empty())
       if (std::string why = why_triple_unknown(f.triple); !why.empty()) return Status::error("--triple: " + why);
+    if (Status s = check_features(f, f.triple); !s) return s;
     return cpu_or_triple("--triple", f.cpu, target_for(f.triple, f.cpu, f.features, target));
   }
   if (!f.triple.empty()) return Status::error("--triple: give --target or --triple, not both");
@@ -44,6 +52,7 @@ Status resolve_target(const TargetFlags& f, Target* target) {
     if (!f.cpu.empty())
       return Status::error("--cpu: --target " + f.target + " already names the CPU; drop --cpu or give a triple");
     if (std::string why = why_cpu_unknown(triple, cpu); !why.empty()) return Status::error("--target: " + why);
+    if (Status s = check_features(f, triple); !s) return s;
     return with_flag("--target", target_for(triple, cpu, f.features, target));
   }
   // Else an LLVM triple (with --cpu and --features, its generic CPU without).
@@ -54,6 +63,7 @@ Status resolve_target(const TargetFlags& f, Target* target) {
                          ", an x86-64 or aarch64 CPU name such as haswell or cortex-a76, or an LLVM "
                          "triple such as aarch64-linux-gnu)");
   }
+  if (Status s = check_features(f, f.target); !s) return s;
   return cpu_or_triple("--target", f.cpu, target_for(f.target, f.cpu, f.features, target));
 }
 

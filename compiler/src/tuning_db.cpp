@@ -33,6 +33,8 @@ const char kTuningDbHeader[] = "# gdr tuning db v1";
 
 namespace {
 
+// Any version's header starts so: another's is named as such.
+const char kTuningDbHeaderStem[] = "# gdr tuning db v";
 const char kColumns[] =
     "# host_cpu K V T_min T_max threads route schedule median_ns [decay=scalar] [readouts=R] "
     "[layout=bthd] [key_group=G] [varlen] [in_place]";
@@ -203,7 +205,10 @@ Status read_tuning_db(const std::string& path, TuningDbFile* file) {
     line = trimmed(line);
     if (number == 1) {
       if (line != kTuningDbHeader)
-        return Status::error(where() + "expected the header '" + kTuningDbHeader + "'");
+        return Status::error(where() + (line.rfind(kTuningDbHeaderStem, 0) == 0
+                                            ? "written by another gdr (its header is '" + line + "', this gdr reads '" +
+                                                  kTuningDbHeader + "')"
+                                            : "expected the header '" + std::string(kTuningDbHeader) + "'"));
       continue;
     }
     if (line.empty() || line[0] == '#') continue;
@@ -230,9 +235,12 @@ Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>&
   support::sweep_stale_temporaries_once(dir, name, [&](const std::string& file) {
     return support::is_temporary_of(file, name);
   });
-  // 0644 less the umask: never writable by the group (a umask of 002 would
-  // give 0664), which read_tuning_db would refuse.
-  if (std::string failure = support::write_file_atomically(path, {text}, 0644); !failure.empty())
+  // The old file's mode (a private 0600 stays so), else 0644; less the
+  // umask and never writable by the group or others, which read_tuning_db
+  // would refuse.
+  struct stat old;
+  const int mode = (::stat(path.c_str(), &old) == 0 ? old.st_mode & 0755 : 0644);
+  if (std::string failure = support::write_file_atomically(path, {text}, mode); !failure.empty())
     return Status::error(path + ": cannot write it: " + failure);
   return Status::success();
 }
@@ -250,9 +258,17 @@ Status read_tuning_db_to_replace(const std::string& path, std::vector<TuningReco
   return Status::success();
 }
 
-Status merge_into_tuning_db(const std::string& path, const std::vector<TuningRecord>& fresh,
+Status merge_into_tuning_db(const std::string& given, const std::vector<TuningRecord>& fresh,
                             std::vector<TuningRecord>* merged) {
   namespace fs = std::filesystem;
+  // A symbolic link (a database kept with the user's dotfiles) is followed:
+  // the file it names is locked, read and replaced, not the link.
+  std::error_code error;
+  std::string path = given;
+  if (fs::is_symlink(fs::symlink_status(given, error))) {
+    path = fs::canonical(given, error).string();
+    if (error) return Status::error(given + ": a symbolic link that cannot be followed (" + error.message() + ")");
+  }
   const fs::path target(path);
   if (target.has_parent_path())
     if (Status s = support::create_private_folders(target.parent_path().string()); !s)
@@ -313,10 +329,21 @@ TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
       if (it == checked.end()) it = checked.emplace(r.variant, why_not_on(r, host)).first;
       why = it->second;
     }
-    if (why.empty())
-      index_[Key{r.route, r.K, r.V, r.decay, r.readouts, r.form, r.threads}].push_back(i);
-    else
+    if (!why.empty()) {
       skipped_.push_back("record '" + tuning_record_line(r) + "' does not fit this host: " + why);
+      continue;
+    }
+    // Two records for one call (a hand-merged file; gdr-tune's merge never
+    // writes them): the earlier line is used, and the later one named.
+    std::vector<size_t>& same = index_[Key{r.route, r.K, r.V, r.decay, r.readouts, r.form, r.threads}];
+    const auto earlier = std::find_if(same.begin(), same.end(), [&](size_t j) {
+      return records_[j].T_min <= r.T_max && r.T_min <= records_[j].T_max;
+    });
+    if (earlier == same.end())
+      same.push_back(i);
+    else
+      skipped_.push_back("record '" + tuning_record_line(r) + "' overlaps the earlier '" +
+                         tuning_record_line(records_[*earlier]) + "', which is used");
   }
 }
 
@@ -357,7 +384,7 @@ TuningDb load_tuning_db(const std::string& path, const Target& host) {
     warn("gdr: tuning db " + path + ": " + db.skipped()[0] + "; ignored");
   else if (n > 1)
     warn("gdr: tuning db " + path + ": " + std::to_string(n) +
-         " records do not fit this host and are ignored (the first: " + db.skipped()[0] + ")");
+         " records are ignored (the first: " + db.skipped()[0] + ")");
   return db;
 }
 

@@ -46,7 +46,8 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
   if (this_elf_machine() != 0 && on_disk.machine != this_elf_machine())
     return Status::error(path + ": built for " + elf_machine_name(on_disk.machine) + ", this program runs on " +
                          elf_machine_name(this_elf_machine()) + " (build it with gdr-compile --target for this machine)");
-  if (const auto features = on_disk.symbols.find(features_symbol); features != on_disk.symbols.end()) {
+  const auto features = on_disk.symbols.find(features_symbol);
+  if (features != on_disk.symbols.end()) {
     // gdr-compile writes a string, its NUL at least: none is no answer.
     if (features->second.empty())
       return Status::error(path + ": kernel '" + symbol + "' has a " + features_symbol +
@@ -73,7 +74,9 @@ Status load_kernel(const std::string& path, const std::string& symbol, Kernel* k
                          std::to_string(sizeof table) + " of a gdr kernel's table");
   KernelInfo facts;
   if (Status s = read_kernel_info(symbol, table, &facts); !s) return Status::error(path + ": " + s.message());
-  if (!cpu_runs(facts.vector_bits))
+  // The recorded features are the exact check (an AVX-only CPU runs a
+  // 256-bit kernel built for it): the vector guess only without them.
+  if (features == on_disk.symbols.end() && !cpu_runs(facts.vector_bits))
     return Status::error(path + ": kernel '" + symbol + "' uses " + std::to_string(facts.vector_bits) +
                          "-bit vectors, which this CPU does not run (build it for this CPU)");
   std::string why;

@@ -53,8 +53,18 @@ Status create_private_folders(const std::string& dir) {
   namespace fs = std::filesystem;
   std::string at;
   for (const fs::path& part : fs::path(dir)) {
+    const std::string parent = at.empty() ? "." : at;
     at = (fs::path(at) / part).string();
     if (part == "/" || part.empty()) continue;
+    struct stat info;
+    if (::stat(at.c_str(), &info) == 0) continue;  // what it is, the caller's trust check says
+    if (errno != ENOENT) return Status::error("cannot check " + at + ": " + std::strerror(errno));
+    // Only inside this user's own folders or a sticky shared one (/tmp):
+    // root (sudo -E) would leave in a user's home folders that user could
+    // neither use nor delete.
+    if (::stat(parent.c_str(), &info) != 0) return Status::error("cannot check " + parent + ": " + std::strerror(errno));
+    if (std::string why = owner_problem(info); !why.empty() && !(info.st_mode & S_ISVTX))
+      return Status::error("will not create " + at + " in " + parent + ", which " + why);
     if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST)
       return Status::error("cannot create " + at + ": " + std::strerror(errno));
   }

@@ -23,6 +23,7 @@
 #include "gdr/compiler/jit.h"
 #include "gdr/compiler/recurrent.h"
 #include "gdr/compiler/variant.h"
+#include "gdr/kernel_abi.h"
 #include "other_user.h"
 #include "route_tester.h"
 #include "scoped_env.h"
@@ -323,6 +324,34 @@ TEST_F(DiskCacheTest, APayloadItsUserRefusesIsRejectedAndRebuilt) {
   EXPECT_FALSE(fs::exists(cache.entry_path("other")));
 }
 
+// An intact entry whose kernel's table describes another kernel (here an
+// impossible K = 0, checksum recomputed) is refused as it is loaded,
+// discarded and rebuilt (found by a review: the table was read after the
+// cache had accepted the entry, so every process failed on it for good).
+TEST_F(DiskCacheTest, AnEntryWhoseKernelTableIsWrongIsRebuilt) {
+  compile_and_check("cold");
+  const DiskCache cache(dir_);
+  const std::string description = recurrent_description(kSpec, kSchedule, compiler::host_target());
+  std::vector<char> object;
+  ASSERT_TRUE(cache.load(description, &object));
+  const int64_t head[3] = {GDR_KERNEL_ABI_VERSION, kSpec.K, kSpec.V};
+  const char* bytes = reinterpret_cast<const char*>(head);
+  const auto table = std::search(object.begin(), object.end(), bytes, bytes + sizeof head);
+  ASSERT_NE(table, object.end());
+  std::fill(table + sizeof(int64_t), table + 2 * sizeof(int64_t), 0);  // K = 0
+  cache.store(description, object);
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  compile_and_check("a wrong table");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(entry_path()), std::string::npos) << err;
+  const DiskCacheStats d = compiler::disk_cache_stats() - before;
+  EXPECT_EQ(d.rejected, 1);
+  EXPECT_EQ(d.stores, 1);
+  compile_and_check("rebuilt");
+}
+
 // A user that refuses the fresh build as well (this process's JIT full,
 // say) leaves the entry for the other processes sharing the folder (found
 // by a review: the entry was deleted, blamed for the process's failure).
@@ -600,6 +629,26 @@ TEST_F(DiskCacheTest, CreatedFoldersArePrivate) {
   testing::internal::CaptureStderr();
   compile_and_check("warm");
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// Root (sudo -E keeps HOME) creates no folder in another user's home: one
+// it could not use nor delete. The kernel still compiles, in memory.
+TEST_F(DiskCacheTest, NoFolderIsCreatedInAnotherUsersFolder) {
+  const std::string home = dir_ + "/home";
+  ASSERT_EQ(::mkdir(home.c_str(), 0755), 0);
+  if (std::string why = give_to_other_user(home); !why.empty()) GTEST_SKIP() << why;
+  setenv("GDR_CACHE_DIR", (home + "/.cache/gdr").c_str(), 1);
+  const DiskCacheStats before = compiler::disk_cache_stats();
+  testing::internal::CaptureStderr();
+  compile_and_check("in another user's home");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find("will not create " + home + "/.cache in " + home + ", which is owned by uid " +
+                     std::to_string(kOtherUid)),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(fs::exists(home + "/.cache"));
+  EXPECT_EQ((compiler::disk_cache_stats() - before).stores, 0);
 }
 
 // A damaged entry that cannot be deleted is reported as such, not as

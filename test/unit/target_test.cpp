@@ -39,6 +39,9 @@ TEST(Target, FlagsMapToOneTargetForBothRoutes) {
       // Features given replace the CPU's own.
       {{"x86_64-pc-linux-gnu", "", "", "+sse4.1,+avx"}, "x86_64-pc-linux-gnu", "generic", 256,
        "x86-64-linux-avx-sse41"},
+      {{"haswell", "", "", "-avx2,-fma,+prefer-256-bit"}, "x86_64-pc-linux-gnu", "haswell", 256,
+       "x86-64-linux-avx-f16c-sse41"},
+      {{"cortex-a76", "", "", "+neon"}, "aarch64-linux-gnu", "cortex-a76", 128, "arm-64-linux-arm_dot_prod-arm_fp16"},
   };
   for (const Expected& e : cases) {
     const std::string what = e.flags.target + "|" + e.flags.triple + "|" + e.flags.cpu + "|" + e.flags.features;
@@ -81,11 +84,19 @@ TEST(Target, BadFlagsAreRefusedNamingTheFlag) {
       // No --cpu: the triple's generic CPU, named by the flag given.
       {{"", "riscv64-unknown-linux-gnu"}, "--triple: unknown CPU 'generic' for riscv64-unknown-linux-gnu"},
       {{"riscv64-unknown-linux-gnu"}, "--target: unknown CPU 'generic' for riscv64-unknown-linux-gnu"},
+      // LLVM reads a feature without a sign as disabled, and only warns
+      // about an unknown one: SSE code came out of "avx2,fma" (a review).
+      {{"", "x86_64-pc-linux-gnu", "", "avx2,fma"}, "--features: 'avx2' must start with + (enable) or - (disable)"},
+      {{"x86-64-v3", "", "", "+avx2,"}, "--features: '' must start with + (enable) or - (disable)"},
+      {{"", "", "", "+avx2,+bogus"}, "--features: unknown feature 'bogus' for x86_64 (llc-14 -mtriple="},
+      {{"aarch64", "", "", "+avx2"}, "--features: unknown feature 'avx2' for aarch64 (llc-14 -mtriple=aarch64"},
   };
   for (const Bad& b : cases) {
     Target t;
     t.cpu = "untouched";
+    testing::internal::CaptureStderr();
     const Status s = resolve_target(b.flags, &t);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << b.flags.features;  // only the one line
     ASSERT_FALSE(s) << b.flags.target;
     EXPECT_EQ(s.message().rfind(b.message, 0), 0u) << s.message();
     EXPECT_EQ(t.cpu, "untouched");

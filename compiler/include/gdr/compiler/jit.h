@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,13 +18,19 @@ namespace gdr::compiler {
 Status jit_add_library(const std::string& library, const std::vector<char>& object,
                        const std::string& probe_symbol, void** probe_address = nullptr);
 
+// Whether a loaded object's `addresses` (of its symbols, in order) hold
+// what its user needs; an error refuses the object.
+using AcceptLoaded = std::function<Status(const std::vector<void*>& addresses)>;
+
 // Links `object` into the JIT and returns the addresses of `symbols` in it
 // (the first names the object in messages). Its undefined symbols resolve
 // against the library `link_with` (if not empty) and then the process.
 // Thread-safe; the code stays loaded until the process exits. An object that
-// fails, or lacks one of the symbols, is unloaded again.
+// fails, lacks one of the symbols or that `accept` (if given) refuses is
+// unloaded again.
 Status jit_load_object(const std::vector<char>& object, const std::vector<std::string>& symbols,
-                       std::vector<void*>* addresses, const std::string& link_with = "");
+                       std::vector<void*>* addresses, const std::string& link_with = "",
+                       const AcceptLoaded& accept = nullptr);
 // The same for one symbol.
 Status jit_load_object(const std::vector<char>& object, const std::string& symbol, void** address,
                        const std::string& link_with = "");

@@ -37,6 +37,12 @@ std::string why_triple_unknown(const std::string& triple);
 // "" if LLVM knows `cpu` for `triple` ("" is its generic CPU), else why.
 std::string why_cpu_unknown(const std::string& triple, const std::string& cpu);
 
+// "" if each comma-separated item of `features` is +name or -name with a
+// name `triple`'s LLVM target knows, else why not ("'avx2' must start with
+// + or -", "unknown feature 'bogus' for x86_64"). LLVM reads a name without
+// a sign as disabled and only warns about one it does not know.
+std::string why_features_bad(const std::string& triple, const std::string& features);
+
 // The target of gdr-compile's flags: the host when neither `triple` nor
 // `cpu` is given; else `triple` (default: the host's) and `cpu` (default:
 // "generic") with that CPU's own features (or `features` when given) and the

@@ -68,20 +68,23 @@ struct TuningDbFile {
 
 // Reads `path` into *file. A missing file is an empty database (ok). A file
 // that cannot be read, is not a regular file (a folder, a FIFO), is owned by
-// another user (support/file_trust.h), is over 64 MiB or has no header is an
-// error naming it, *file untouched. Lines are trimmed (CRLF and indented comments
+// another user (support/file_trust.h), is over 64 MiB or starts with a line
+// that is not this version's header is an error naming it, *file untouched
+// (an empty file is an empty database). Lines are trimmed (CRLF and indented comments
 // read fine); a record line that does not parse is skipped and named in
 // bad_lines, the others are still read.
 Status read_tuning_db(const std::string& path, TuningDbFile* file);
 
 // Writes `records` to `path` atomically (a unique temporary file in the same
-// folder, then rename), creating the folder (mode 0700) if need be.
+// folder, then rename), creating the folder (mode 0700) if need be. A file
+// replaced keeps its mode, less any write right of its group or others.
 Status write_tuning_db(const std::string& path, const std::vector<TuningRecord>& records);
 
 // `fresh` plus the records of `old` that no fresh record supersedes: a fresh
 // record supersedes the old ones of the same host, K, V, forms (kernel's
-// and call's), threads and route whose T bucket overlaps its own (a new run
-// may cut the buckets elsewhere).
+// and call's) and threads whose T bucket overlaps its own, of either route
+// (a new run may cut the buckets elsewhere, and auto compares only one
+// run's medians).
 std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& old,
                                                const std::vector<TuningRecord>& fresh);
 
@@ -94,7 +97,9 @@ Status read_tuning_db_to_replace(const std::string& path, std::vector<TuningReco
 // writes it, holding an exclusive lock (flock of `<path>.lock`, a file of
 // its own: the database is replaced by rename) from the read to the write,
 // so that two writers (gdr-tune runs tuning other shapes) keep each
-// other's records; waits while another holds it. *merged: what was written.
+// other's records; waits while another holds it. A symbolic link is
+// followed: the file it names is locked and replaced. *merged: what was
+// written.
 Status merge_into_tuning_db(const std::string& path, const std::vector<TuningRecord>& fresh,
                             std::vector<TuningRecord>* merged);
 

@@ -26,7 +26,8 @@ std::string why_file_untrusted(const struct stat& info);
 
 // Creates `dir` and its missing parents with mode 0700, so that whatever the
 // umask, the folders gdr creates pass why_folder_untrusted. Existing folders
-// are left as they are.
+// are left as they are; a missing one is created only in a folder of the
+// effective user's or a sticky one such as /tmp, never in another user's.
 Status create_private_folders(const std::string& dir);
 
 }  // namespace gdr::support
