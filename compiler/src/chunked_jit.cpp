@@ -22,6 +22,7 @@
 #include "gdr/compiler/once_cache.h"
 #include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
+#include "gdr/compiler/variant.h"
 #include "gdr/schedules/chunked_algorithm.h"
 #include "gdr/schedules/chunked_schedule.h"
 #include "halide_object_file.h"
@@ -51,8 +52,7 @@ Status load_halide_runtime(const Halide::Target& target) {
   std::lock_guard<std::mutex> lock(mutex);
   if (loaded) return Status::success();
   Status s = DiskCache::current().load_or_build(
-      std::string("route halide-runtime\nhalide ") + GDR_HALIDE_VERSION + "\nhalide target " +
-          target.to_string(),
+      "route halide-runtime\n" + halide_description(target.to_string()),
       [&](std::vector<char>* object) {
         return halide_object_bytes(
             [&](const std::string& path) { Halide::compile_standalone_runtime(path, target); },

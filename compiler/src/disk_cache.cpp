@@ -99,7 +99,8 @@ std::string disk_cache_dir_from_environment() {
   const std::string explicit_dir = env("GDR_CACHE_DIR");
   if (explicit_dir == "off") return "";
   if (!explicit_dir.empty()) return explicit_dir;
-  if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/gdr";
+  // A relative XDG_CACHE_HOME is invalid (XDG Base Directory spec): ignored.
+  if (env("XDG_CACHE_HOME").rfind('/', 0) == 0) return env("XDG_CACHE_HOME") + "/gdr";
   if (!env("HOME").empty()) return env("HOME") + "/.cache/gdr";
   return "";
 }

@@ -214,11 +214,19 @@ bool parse_variant(const std::string& text, Variant* out, std::string* error) {
   return true;
 }
 
+std::string halide_description(const std::string& halide_target) {
+  std::string text = std::string("halide ") + GDR_HALIDE_VERSION + "\nhalide target " + halide_target;
+  // What Halide reads from the environment that changes its code.
+  for (const char* name : {"HL_LLVM_ARGS", "HL_PERMIT_FAILED_UNROLL"})
+    if (const char* value = std::getenv(name)) text += std::string("\n") + name + " " + value;
+  return text;
+}
+
 std::string cache_description(const Variant& v, const Target& target) {
   if (v.route == Route::Chunked) {
     if (v.scheduler == Scheduler::Adams2019) return "";
-    return "route chunked\nkernel " + v.name() + "\nschedule " + v.chunked.str() + "\nhalide " +
-           GDR_HALIDE_VERSION + "\nhalide target " + kernel_target().to_string();
+    return "route chunked\nkernel " + v.name() + "\nschedule " + v.chunked.str() + "\n" +
+           halide_description(kernel_target().to_string());
   }
   // The module text holds the kernel name, K, V, the schedule, the CPU and
   // the vector width; the features and triple complete the target.

@@ -105,7 +105,8 @@ class DiskCacheTest : public ::testing::Test {
   const TempDir temp_{"gdr-cache-test"};
   const std::string dir_ = temp_.str();
   // Put back when the test ends.
-  const ScopedEnv cache_dir_{"GDR_CACHE_DIR"}, xdg_cache_home_{"XDG_CACHE_HOME"}, home_{"HOME"};
+  const ScopedEnv cache_dir_{"GDR_CACHE_DIR"}, xdg_cache_home_{"XDG_CACHE_HOME"}, home_{"HOME"},
+      llvm_args_{"HL_LLVM_ARGS"};
 };
 
 TEST_F(DiskCacheTest, AMissWritesAnEntryThatTheNextCompileLoads) {
@@ -230,6 +231,8 @@ TEST_F(DiskCacheTest, FolderComesFromTheEnvironmentInOrder) {
   EXPECT_EQ(compiler::disk_cache_dir_from_environment(), dir_);
   unsetenv("GDR_CACHE_DIR");
   EXPECT_EQ(compiler::disk_cache_dir_from_environment(), "/xdg/gdr");
+  setenv("XDG_CACHE_HOME", "relative", 1);  // invalid by the XDG spec: ignored
+  EXPECT_EQ(compiler::disk_cache_dir_from_environment(), "/home/u/.cache/gdr");
   unsetenv("XDG_CACHE_HOME");
   EXPECT_EQ(compiler::disk_cache_dir_from_environment(), "/home/u/.cache/gdr");
   unsetenv("HOME");
@@ -255,6 +258,13 @@ TEST_F(DiskCacheTest, KeysSeparateVariantsTargetsAndVersions) {
   EXPECT_NE(key.find("format " + std::to_string(compiler::kDiskCacheFormatVersion)), std::string::npos) << key;
   EXPECT_NE(key.find("llvm 14."), std::string::npos) << key;
   EXPECT_NE(key.find(host.features), std::string::npos);
+  // Halide's code depends on its LLVM options from the environment too.
+  const std::string plain = compiler::halide_description("x86-64-linux-avx-avx2-fma-sse41");
+  setenv("HL_LLVM_ARGS", "-unroll-threshold=0", 1);
+  const std::string with_args = compiler::halide_description("x86-64-linux-avx-avx2-fma-sse41");
+  unsetenv("HL_LLVM_ARGS");
+  EXPECT_NE(with_args, plain);
+  EXPECT_NE(with_args.find("HL_LLVM_ARGS -unroll-threshold=0"), std::string::npos) << with_args;
 }
 
 // Writers racing on one entry: rename() replaces it whole, so every reader

@@ -1,5 +1,6 @@
-// What this build of the code generator is: the versions and the source hash
-// that every kernel cache key holds, for the tools' --version.
+// What this build of the code generator is, for the tools' --version: the
+// versions and the source hash the kernel cache keys hold (every key the
+// LLVM version and the hash; the chunked route's the Halide version too).
 #pragma once
 
 namespace gdr::compiler {

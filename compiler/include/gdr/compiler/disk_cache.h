@@ -31,7 +31,8 @@ namespace gdr::compiler {
 // Bump when the entry layout or what a key means changes.
 constexpr uint32_t kDiskCacheFormatVersion = 2;  // 2: SHA-256 checksums and names
 
-// GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr, else $HOME/.cache/gdr; "" (the
+// GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr (if absolute, as the XDG spec
+// says), else $HOME/.cache/gdr; "" (the
 // cache is off) when GDR_CACHE_DIR is "off" or none of them is set.
 std::string disk_cache_dir_from_environment();
 
@@ -66,7 +67,7 @@ class DiskCache {
   std::string entry_path(const std::string& description) const;
 
   // True, with *payload filled, if an intact entry exists. A corrupt or
-  // mismatched one is reported, deleted, and counts as a miss.
+  // mismatched one is reported, deleted, and counts as rejected.
   bool load(const std::string& description, std::vector<char>* payload) const;
 
   // Writes the entry atomically. If the folder cannot be written, says so
@@ -78,7 +79,9 @@ class DiskCache {
   // makes the payload, `use` must accept it, and only then is it stored.
   using Build = std::function<Status(std::vector<char>* payload)>;
   using Use = std::function<Status(const std::vector<char>& payload)>;
-  // A refused entry is reported and deleted like a corrupt one. `name`, if
+  // A refused entry is reported, and deleted once a fresh build has been
+  // accepted (a refusal the fresh build gets too is the process's, not the
+  // entry's: it stays). `name`, if
   // given, is what the verbosity-2 note says was compiled or loaded.
   Status load_or_build(const std::string& description, const Build& build, const Use& use,
                        const std::string& name = "") const;

@@ -74,6 +74,11 @@ bool parse_variant(const std::string& text, Variant* v, std::string* error);
 // only). Empty for Adams2019, which Halide's own JIT compiles each time.
 std::string cache_description(const Variant& v, const Target& target);
 
+// The Halide part of a chunked kernel's or Halide runtime's description: the
+// Halide version, `halide_target` and the environment variables Halide
+// reads that change its code (HL_LLVM_ARGS, HL_PERMIT_FAILED_UNROLL).
+std::string halide_description(const std::string& halide_target);
+
 // Calls of at most this many tokens are decode: the untuned recurrent
 // kernel's tile is the widest the registers hold, and gdr-tune's decode
 // records never cover longer calls (a decode tile ties at T = 2 and loses
