@@ -7,6 +7,11 @@ namespace {
 
 struct AttachSchedulePass : GdrAttachScheduleBase<AttachSchedulePass> {
   void runOnOperation() override {
+    if (vectorBits != 128 && vectorBits != 256 && vectorBits != 512) {
+      getOperation().emitError() << "gdr-attach-schedule: vector-bits must be 128, 256 or 512, got "
+                                 << int64_t(vectorBits);
+      return signalPassFailure();
+    }
     getOperation().walk([&](KernelOp kernel) {
       if (kernel.getScheduleAttr()) return;
       const TargetAttr target = kernel.getTargetAttr();

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/TypeSwitch.h>
 #include <mlir/IR/Builders.h>
 #include <mlir/IR/DialectImplementation.h>
@@ -194,7 +195,10 @@ Attribute TargetAttr::parse(AsmParser& parser, Type) {
 }
 
 void TargetAttr::print(AsmPrinter& printer) const {
-  printer << "<cpu = \"" << getCpu() << "\", vector_bits = " << getVectorBits();
+  // Escaped: a CPU name with a quote must read back.
+  printer << "<cpu = \"";
+  llvm::printEscapedString(getCpu(), printer.getStream());
+  printer << "\", vector_bits = " << getVectorBits();
   if (getVectorRegisters() != vectorRegisters(getVectorBits(), getCpu()))
     printer << ", vector_registers = " << getVectorRegisters();
   printer << ">";

@@ -1,5 +1,6 @@
 // gdr.kernel: checks that the schedule fits the problem and the target.
 #include <mlir/IR/Builders.h>
+#include <mlir/IR/BuiltinOps.h>
 #include <mlir/IR/OpImplementation.h>
 
 #include "gdr/Dialect/GdrDialect.h"
@@ -9,6 +10,11 @@ using namespace mlir;
 using namespace mlir::gdr;
 
 LogicalResult mlir::gdr::verifyKernel(KernelOp op) {
+  // A kernel is a module's symbol (no parent: a file's top level, verified
+  // before it is put in a module); gdr-lower-recurrent takes only those of
+  // the module it runs on.
+  if (Operation* parent = op->getParentOp(); parent && !isa<ModuleOp>(parent))
+    return op.emitOpError() << "must be in a module, not in '" << parent->getName() << "'";
   ScheduleAttr schedule = op.getScheduleAttr();
   TargetAttr target = op.getTargetAttr();
   if (!schedule) return success();

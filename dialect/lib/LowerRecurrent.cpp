@@ -1417,8 +1417,19 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
         kernel.emitOpError() << "has no schedule: run gdr-attach-schedule first";
         return signalPassFailure();
       }
+      // The entry point goes into the module the passes run on (LowerToLLVM).
+      if (kernel->getParentOp() != getOperation()) {
+        kernel.emitOpError() << "must be at the top level of the module the passes run on";
+        return signalPassFailure();
+      }
       OpBuilder b(kernel);
       const std::string name = kernel.getSymName().str();
+      // The body takes the name beside the kernel's: a symbol already there
+      // (a kernel @k next to @k_body) would be redefined at the end.
+      if (SymbolTable::lookupSymbolIn(getOperation(), name + "_body")) {
+        kernel.emitOpError() << "needs the symbol @" << name << "_body for its body, and the module has one";
+        return signalPassFailure();
+      }
       auto fn = b.create<FuncOp>(kernel.getLoc(), name + "_body", RecurrentEmitter::signature(b));
       fn->setAttr("gdr.abi_entry", b.getStringAttr(name));
       fn->setAttr("gdr.vector_bits", b.getI64IntegerAttr(kernel.getScheduleAttr().getVectorWidth() * 32));

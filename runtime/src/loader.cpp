@@ -22,7 +22,7 @@ bool cpu_runs(int64_t bits) {
 #if defined(__x86_64__) || defined(__i386__)
   if (bits == 512) return __builtin_cpu_supports("avx512f");
   if (bits == 256) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return bits == 128 || bits == 0;
+  return bits <= 128;  // SSE, or the 32- and 64-bit vectors of widths 1 and 2
 #else
   return true;
 #endif

@@ -141,3 +141,12 @@ gdr.kernel @k problem <k = 4, v = 16, element_type = f32> schedule <vector_width
 // exactly 32, pass: roundtrip.mlir).
 // expected-error @+1 {{'gdr.kernel' op schedule 'v_tile' = 176 needs 33 accumulators with readouts = 2, more than the 32 vector registers}}
 gdr.kernel @k problem <k = 16, v = 256, element_type = f32, readouts = 2, route = recurrent> schedule <vector_width = 16, v_tile = 176>
+
+// -----
+
+// A kernel is a module's symbol.
+func @f() {
+  // expected-error @+1 {{'gdr.kernel' op must be in a module, not in 'builtin.func'}}
+  gdr.kernel @k problem <k = 16, v = 16, element_type = f32, route = recurrent>
+  return
+}

@@ -32,3 +32,7 @@ gdr.kernel @forms problem <readouts = 2, k = 64, v = 64, element_type = f32, gat
 // (readouts = 1) = 32 registers.
 // CHECK: gdr.kernel @widest problem <k = 16, v = 256, element_type = f32, gate = channelwise, route = recurrent> schedule <vector_width = 16, v_tile = 256, unroll = 1>
 gdr.kernel @widest problem <k = 16, v = 256, element_type = f32, readouts = 1, route = recurrent> schedule <vector_width = 16, v_tile = 256>
+
+// A CPU name is printed escaped: with a quote in it, it printed unparseable (a review).
+// CHECK: gdr.kernel @quoted problem <k = 16, v = 16, element_type = f32, gate = channelwise, route = recurrent> target <cpu = "a\22b", vector_bits = 256>
+gdr.kernel @quoted problem <k = 16, v = 16, element_type = f32, route = recurrent> target <cpu = "a\"b", vector_bits = 256>

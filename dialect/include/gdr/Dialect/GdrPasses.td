@@ -47,8 +47,8 @@ def GdrLowerToLLVM : Pass<"gdr-lower-to-llvm", "::mlir::ModuleOp"> {
     every function marked `gdr.abi_entry = "<name>"` adds
     `llvm.func @<name>(!llvm.ptr<struct<...>>) -> i32` with the layout of
     `gdr_kernel_args`, which unpacks the arguments and calls the body; it
-    returns 1 if K or V differ from the kernel's and 2 if the scratch is
-    shorter than `gdr.scratch_floats`.
+    returns 1 if K, V, the decay kind or the readouts differ from the
+    kernel's and 2 if the scratch is shorter than `gdr.scratch_floats`.
   }];
   let constructor = "::mlir::gdr::createLowerToLLVMPass()";
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];

@@ -16,7 +16,10 @@ constexpr int64_t kMaxRecurrentK = 1024;
 // ... and K / vector_width of it, which narrow vectors multiply: K = 4096
 // at width 16 (256 vectors a row) took 10 s, at width 4 (1024) 64 s; K =
 // 1024 at width 1 wrote 1.4 million lines of MLIR. 256 admits every K up to
-// kMaxRecurrentK at the narrowest default width (SSE and NEON's 4).
+// kMaxRecurrentK at the narrowest default width (SSE and NEON's 4). It does
+// not bound the time: on 32 registers of 4 floats (aarch64) K = 1024 is a
+// minute or more (a review: its LLVM IR alone 18.5 s; with 8 readouts and
+// unroll 16, 261 s), the one-group blocks (decode) multiplying the code.
 constexpr int64_t kMaxRecurrentRowVectors = 256;
 
 }  // namespace mlir::gdr
