@@ -3,6 +3,7 @@
 // bad flags give one line naming the flag.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <sstream>
 
 #include <chrono>
@@ -22,6 +24,7 @@
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
 #include "plots.h"
+#include "svg_plot.h"
 #include "report.h"
 #include "tuner.h"
 #include "temp_dir.h"
@@ -306,6 +309,9 @@ TEST(Report, TimesInMicrosecondsBelowAMillisecond) {
   EXPECT_EQ(duration_text(999.0e3), "999 µs");
   EXPECT_EQ(duration_text(1.5e6), "1.5 ms");
   EXPECT_EQ(duration_text(12.34e6), "12.34 ms");
+  // Rounded to 1000 µs is 1 ms (a review: "1000 µs").
+  EXPECT_EQ(duration_text(999960), "1 ms");
+  EXPECT_EQ(duration_text(999960, 6), "999.96 µs");
 }
 
 // Two threads that ran the FMA loop hardly faster than one (another program
@@ -417,6 +423,57 @@ TEST(Report, CrossoverIsSaidAndMarked) {
   EXPECT_TRUE(crossovers(ctx, flat).empty());
   EXPECT_EQ(count(report_plots(ctx, flat)[0].svg, "class=\"marker\""), 0u);
   EXPECT_NE(report_markdown(ctx, flat).find("crossover: none"), std::string::npos);
+}
+
+// The <text> elements of an SVG: where, how anchored, what.
+struct SvgText {
+  double x, y;
+  std::string anchor, text;
+};
+std::vector<SvgText> svg_texts(const std::string& svg) {
+  std::vector<SvgText> out;
+  const std::regex text_element("<text x=\"([-0-9.]+)\" y=\"([-0-9.]+)\" text-anchor=\"([a-z]+)\"[^>]*>([^<]*)</text>");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), text_element), end; it != end; ++it)
+    out.push_back({std::stod((*it)[1]), std::stod((*it)[2]), (*it)[3], (*it)[4]});
+  return out;
+}
+
+// The plots a person reads (a review of them rendered): a narrow log range
+// gets tick labels, tick labels never run together, markers side by side
+// keep their labels apart, point labels stay inside the frame.
+TEST(Svg, LabelsAreThereApartAndInside) {
+  svg::LinePlot p;
+  p.log_x = p.log_y = true;
+  svg::Series s;
+  s.name = "recurrent, 1 thread";
+  s.points = {{256, 0.101, ""}, {512, 0.109, ""}, {900, 0.105, "a long label at the right edge"}};
+  p.series = {s};
+  p.vertical = {{150, "chunked from T = 150 (1 thread)"}, {160, "chunked from T = 160 (2 threads)", true}};
+  const std::vector<SvgText> texts = svg_texts(svg::line_plot(p));
+  std::vector<SvgText> x_ticks, y_ticks;
+  for (const SvgText& t : texts) {
+    if (t.y == 406 && t.anchor == "middle") x_ticks.push_back(t);  // below the frame (kBottom + 16)
+    if (t.x == 74 && t.anchor == "end") y_ticks.push_back(t);      // left of it (kLeft - 6)
+  }
+  // 0.101 to 0.109 lies between two digits: its ends are labelled.
+  EXPECT_GE(y_ticks.size(), 2u);
+  // 150 to 900: every digit a tick, the labels clear of each other.
+  ASSERT_GE(x_ticks.size(), 3u);
+  for (size_t i = 1; i < x_ticks.size(); ++i)
+    EXPECT_GE(x_ticks[i].x - x_ticks[i - 1].x, 7.0 * double(x_ticks[i].text.size()) + 8) << x_ticks[i].text;
+  int markers = 0;
+  for (const SvgText& t : texts) {
+    if (t.text.rfind("chunked from", 0) == 0) {
+      ++markers;
+      // One from the top on its line's left, the other from the bottom.
+      EXPECT_EQ(t.anchor, t.text.find("150") != std::string::npos ? "end" : "start") << t.text;
+    }
+    if (t.text == "a long label at the right edge") {
+      EXPECT_EQ(t.anchor, "end");  // on the point's left: it would pass the frame's right (560)
+      EXPECT_LE(t.x, 560);
+    }
+  }
+  EXPECT_EQ(markers, 2);
 }
 
 // A candidate of `route` whose call spins for fixed_us + per_token_us · T
@@ -717,6 +774,15 @@ TEST(Pace, PlansSecondsPerCandidateToFitTheBudget) {
   checks.checked(std::chrono::duration<double>(Pace::Clock::now() - checking).count());
   checks.finish_round(2, 0);
   EXPECT_GT(checks.seconds_for_round(2), 0.03);  // (1 - 0.1) / 18 = 0.05
+  // A check is taken to last as long as the longest so far: none starts
+  // that would end past the budget (a review: a 6.7 s compile begun at
+  // 8.5 s took a 10 s budget to 15 s).
+  Pace compiles(10, 0.5, Pace::Clock::now() - std::chrono::milliseconds(8500));
+  EXPECT_TRUE(compiles.check_fits());
+  compiles.checked(6.7);
+  EXPECT_FALSE(compiles.spent());
+  EXPECT_FALSE(compiles.check_fits());
+  EXPECT_TRUE(Pace(0, 0.5, Pace::Clock::now() - std::chrono::hours(1)).check_fits());
 }
 
 // A budget spent as round 1's timing begins (the progress callback waits
@@ -888,17 +954,38 @@ TEST_F(GdrTuneTest, UnwritableTargetsFailBeforeTuning) {
 // The report's files are neither the database (written after them, it
 // would read the report back) nor folders; lengths that sum to no token are
 // nothing to time. Each refused before tuning, the database as it was.
+// ... and so are (found by a review, each refused only after the tuning or
+// not at all) a FIFO, two names of one file, a user's file that is not a
+// report (never clobbered) and a prefix that names a folder; none leaves a
+// folder or temporary behind.
 TEST_F(GdrTuneTest, ReportFilesThatAreTheDatabaseOrFoldersAreRefusedBeforeTuning) {
   const std::string db = std::string(compiler::kTuningDbHeader) + "\n";
   std::ofstream(path("r.json")) << db;
   std::filesystem::create_directory(path("s.md"));
+  ASSERT_EQ(::mkfifo(path("f.json").c_str(), 0600), 0);
+  std::ofstream(path("notes.md")) << "my notes\n";
+  // Two of a report's plots, one file.
+  std::ofstream(path("h-time-per-token.svg"))
+      << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"820\"/>\n";
+  std::filesystem::create_hard_link(path("h-time-per-token.svg"), path("h-chunked-grid.svg"));
   const std::string tiny = "--H 1 --K 4 --V 4 --threads 1 --seconds 0.001 --widths 4 ";
   const std::pair<std::string, std::string> cases[] = {
       {"--T 1 --report " + path("r") + " --db " + path("r.json"),
        "gdr-tune: --report " + path("r") + ": " + path("r.json") +
            " is the --db file (gdr-tune never overwrites an input)\n"},
       {"--T 1 --report " + path("s") + " --db " + path("db"),
-       "gdr-tune: --report " + path("s") + ": " + path("s.md") + " is a folder\n"},
+       "gdr-tune: --report " + path("s") + ": " + path("s.md") + ": is a folder, not a file gdr may replace\n"},
+      {"--T 1 --report " + path("f") + " --db " + path("db"),
+       "gdr-tune: --report " + path("f") + ": " + path("f.json") + ": is a FIFO, not a file gdr may replace\n"},
+      {"--T 1 --report " + path("notes") + " --db " + path("db"),
+       "gdr-tune: --report " + path("notes") + ": " + path("notes.md") +
+           " exists and is not a gdr-tune report; not replaced (remove it or give another --report)\n"},
+      {"--T 1 --report " + path("h") + " --db " + path("db"),
+       "gdr-tune: --report " + path("h") + ": " + path("h-chunked-grid.svg") + ": is the same file as " +
+           path("h-time-per-token.svg") + "\n"},
+      {"--T 1 --report " + path("new/sub/") + " --db " + path("db"),
+       "gdr-tune: --report " + path("new/sub/") +
+           ": names a folder; give a prefix for the files, such as reports/tune\n"},
       {"--seqlens 0,0 --report " + path("t") + " --db " + path("db"),
        "gdr-tune: --seqlens: the lengths sum to 0 tokens: nothing to time\n"},
   };
@@ -909,7 +996,11 @@ TEST_F(GdrTuneTest, ReportFilesThatAreTheDatabaseOrFoldersAreRefusedBeforeTuning
     EXPECT_EQ(out.find("== T"), std::string::npos) << out;  // no tuning ran
   }
   EXPECT_EQ(read(path("r.json")), db);
+  EXPECT_EQ(read(path("notes.md")), "my notes\n");
   EXPECT_FALSE(std::filesystem::exists(path("db")));
+  EXPECT_FALSE(std::filesystem::exists(path("new")));
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path("r.json")).parent_path()))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
 }
 
 // A database with lines gdr-tune cannot read is not overwritten (that would

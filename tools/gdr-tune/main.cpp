@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <new>
 #include <set>
 #include <string>
@@ -67,6 +68,9 @@ struct Config {
   std::vector<int64_t> T = {1, 512}, threads = {1, 2};
   std::string report = "reports/tune", db;
   double budget_seconds = 0;  // --budget; 0: none
+  // The report's files, staged once the flags are checked (stage_report):
+  // a bad one fails before the tuning, not after it.
+  std::unique_ptr<gdr::support::StagedOutputs> report_outputs = std::make_unique<gdr::support::StagedOutputs>();
 };
 
 // Why a file cannot be written at `file`, "" if it can: in an existing
@@ -156,6 +160,12 @@ Config parse_args(int argc, char** argv) {
                         flags.integers("--threads", 1, pool, &c.threads),
                         flags.integers("--widths", 4, 16, &widths)})
     if (!s) die(s.message());
+  // Each value once (a review: --threads 1,1 tuned the case twice and wrote
+  // two records for one key; --widths 4,4 timed each candidate twice).
+  for (std::vector<int64_t>* list : {&c.T, &c.threads, &widths}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
   if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &o.seconds_per_candidate); !s)
     die(s.message());
   if (gdr::Status s = flags.positive_number("--budget", gdr::tools::kMaxDurationSeconds, &c.budget_seconds); !s)
@@ -194,20 +204,17 @@ Config parse_args(int argc, char** argv) {
   c.report = flags.get("--report", c.report);
   c.db = flags.has("--db") ? flags.get("--db") : gdr::compiler::default_tuning_db_path();
   if (c.db.empty()) die("--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
-  std::sort(c.T.begin(), c.T.end());
-  c.T.erase(std::unique(c.T.begin(), c.T.end()), c.T.end());
   check_memory(c);
-  if (std::string why = cannot_write(c.report + ".md"); !why.empty()) die("--report " + c.report + ": " + why);
-  // The report's files: none a folder, none the database (read back after
-  // the report is written, it would be the report).
-  for (const std::string& file : gdr::tune::report_files(c.report)) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(file, ec)) die("--report " + c.report + ": " + file + " is a folder");
+  // None of the report's files the database (read back after the report
+  // is written, it would be the report).
+  for (const std::string& file : gdr::tune::report_files(c.report))
     if (gdr::support::same_file(file, c.db))
       die("--report " + c.report + ": " + file + " is the --db file (gdr-tune never overwrites an input)");
-  }
   if (std::string why = cannot_write(c.db); !why.empty()) die("--db " + c.db + ": " + why);
   if (gdr::Status s = readable_db(c.db); !s) die("--db " + s.message());
+  // Last: it creates the report's folder and temporaries.
+  if (gdr::Status s = gdr::tune::stage_report(c.report, c.report_outputs.get()); !s)
+    die("--report " + c.report + ": " + s.message());
   return c;
 }
 
@@ -273,7 +280,9 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
         const gdr::tune::Entry& e = c.entries[i];
         std::printf("  %-9s winner %-14s %12s%s\n", gdr::route_name(route), e.candidate.schedule.c_str(),
                     gdr::tune::duration_text(e.median_ns[c.final_round]).c_str(),
-                    c.ties.count(route) ? "  (tie within noise: the simpler kept)" : "");
+                    !c.ties.count(route) ? ""
+                    : e.is_default    ? "  (tie within noise: the default kept)"
+                                      : "  (tie within noise: the simpler kept)");
       }
       for (const auto& [route, ns] : c.baseline_ns[c.final_round])
         std::printf("  %-26s %12s\n", gdr::route_name(route), gdr::tune::duration_text(ns).c_str());
@@ -317,7 +326,7 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
   // winners. The database is merged with what it held for other shapes and
   // hosts (and what other runs wrote meanwhile); a file that went bad
   // meanwhile is not replaced.
-  if (gdr::Status s = gdr::tune::write_report(config.report, context, cases); !s)
+  if (gdr::Status s = gdr::tune::write_report(*config.report_outputs, context, cases); !s)
     fail("--report " + s.message());
   std::vector<gdr::compiler::TuningRecord> merged;
   if (gdr::Status s = gdr::compiler::merge_into_tuning_db(config.db, fresh, &merged); !s) fail("--db " + s.message());

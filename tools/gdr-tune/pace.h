@@ -3,6 +3,7 @@
 // candidate that make the rest of the run fit (or that it is spent).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -47,7 +48,20 @@ class Pace {
   double seconds_for_round(size_t n) const;
   // A candidate's check (and compile) took `seconds`: once per candidate
   // and process, so not what each candidate still to time will cost.
-  void checked(double seconds) { checked_seconds_ += seconds; }
+  void checked(double seconds) {
+    checked_seconds_ += seconds;
+    longest_check_ = std::max(longest_check_, seconds);
+  }
+  // Whether one more check fits before the budget is spent, taking it to
+  // last as long as the longest so far (a compile is not interruptible: a
+  // 6.7 s one started at 8.5 s took a 10 s budget to 15 s).
+  bool check_fits() const { return budget_ <= 0 || elapsed() + longest_check_ < budget_ - reserve_; }
+  // A new step within the round (the candidate being checked), its
+  // progress unchanged.
+  void step_within_round(const std::string& step) {
+    step_ = step;
+    if (on_change) on_change(*this);
+  }
 
   // Progress: a new step ("T = 512, threads = 2: round 1, timing 14
   // candidates"), a fraction of the current round, a round of `n` planned
@@ -61,7 +75,7 @@ class Pace {
   double budget_, seconds_, reserve_;
   Clock::time_point start_, planned_;
   size_t total_ = 0, done_ = 0, round_n_ = 0;
-  double round_fraction_ = 0, timed_seconds_ = 0, checked_seconds_ = 0;
+  double round_fraction_ = 0, timed_seconds_ = 0, checked_seconds_ = 0, longest_check_ = 0;
   std::string step_;
 };
 

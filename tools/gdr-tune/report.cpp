@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -53,7 +54,8 @@ Figures figures(const ReportContext& ctx, const CaseResult& c, const Entry& e, i
 std::string ratio_text(double r) { return r > 0 ? format("%.2fx", r) : "-"; }
 
 // "min 11.8 µs, max 14.1 µs, IQR 3.2%": how far a median can be trusted.
-std::string spread_text(const tools::Spread& s) {
+std::string spread_text(const tools::Spread& s, int reps) {
+  if (reps < 2) return "1 rep: no spread";
   return "min " + duration_text(s.min, 3) + ", max " + duration_text(s.max, 3) + ", IQR " +
          format("%.1f%%", 100 * s.relative_iqr());
 }
@@ -74,7 +76,7 @@ std::string round_table(const ReportContext& ctx, const CaseResult& c, int round
     const Figures f = figures(ctx, c, e, round);
     const std::string mark = round == c.final_round && e.winner ? "**winner**" : "";
     md += "| " + mark + " | " + e.candidate.name() + " | " + duration_text(e.median_ns[round]) + " | " +
-          spread_text(e.spread[round]) + " | " + std::to_string(e.reps[round]) + " | " + format("%.1f", f.gflops) + " | " +
+          spread_text(e.spread[round], e.reps[round]) + " | " + std::to_string(e.reps[round]) + " | " + format("%.1f", f.gflops) + " | " +
           format("%.1f%%", 100 * f.peak_fraction) + " | " + ratio_text(f.vs_two_pass) + " | " +
           ratio_text(f.vs_chunked) + " | " +
           (e.timing_error.empty() ? "ok, " + format("%.1e", e.check.error)
@@ -88,10 +90,10 @@ std::string round_table(const ReportContext& ctx, const CaseResult& c, int round
 
 std::string duration_text(double ns, int digits) {
   char buf[64];
-  if (ns < 1e6)
-    std::snprintf(buf, sizeof buf, "%.*g µs", digits, ns / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.*g ms", digits, ns / 1e6);
+  // Below 1 ms as printed: 999,960 ns at 4 digits is "1 ms", not "1000 µs".
+  std::snprintf(buf, sizeof buf, "%.*g", digits, ns / 1e3);
+  if (std::strtod(buf, nullptr) < 1000) return std::string(buf) + " µs";
+  std::snprintf(buf, sizeof buf, "%.*g ms", digits, ns / 1e6);
   return buf;
 }
 
@@ -187,7 +189,7 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
       const Entry& e = c.entries[i];
       const Figures f = figures(ctx, c, e, c.final_round);
       md += std::string("- ") + route_name(route) + " winner: `" + e.candidate.schedule + "`, " +
-            duration_text(e.median_ns[c.final_round]) + " (" + spread_text(e.spread[c.final_round]) + "; " +
+            duration_text(e.median_ns[c.final_round]) + " (" + spread_text(e.spread[c.final_round], e.reps[c.final_round]) + "; " +
             std::to_string(e.reps[c.final_round]) + " reps), " + format("%.1f%%", 100 * f.peak_fraction) +
             " of peak, " + ratio_text(f.vs_two_pass) + " baseline-two-pass, " +
             ratio_text(f.vs_chunked) + " baseline-chunked\n";
@@ -197,8 +199,8 @@ std::string report_markdown(const ReportContext& ctx, const std::vector<CaseResu
           if (k != i)
             others += std::string(others.empty() ? "" : ", ") + "`" + c.entries[k].candidate.schedule + "` " +
                       duration_text(c.entries[k].median_ns[c.final_round]);
-        md += std::string("  - tie within noise with ") + others + ": kept the simpler `" + e.candidate.schedule +
-              "`\n";
+        md += std::string("  - tie within noise with ") + others + ": kept the " + (e.is_default ? "default" : "simpler") + " `" +
+              e.candidate.schedule + "`\n";
       }
     }
     if (!c.winners.empty()) md += std::string("- auto runs: ") + route_name(auto_choice(c, o)) + "\n";
@@ -282,21 +284,73 @@ std::vector<std::string> report_files(const std::string& prefix) {
   return files;
 }
 
-Status write_report(const std::string& prefix, const ReportContext& context,
-                    const std::vector<CaseResult>& cases) {
+namespace {
+
+// How each file gdr-tune writes begins (the SVG's height varies).
+const char* report_start(const std::string& path) {
+  auto ends_with = [&](const char* suffix) {
+    const std::string s = suffix;
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends_with(".md")) return "# gdr-tune report\n";
+  if (ends_with(".json")) return "[\n  {\"record\": \"machine\"";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"";
+}
+
+// Whether `path`, which exists, begins as gdr-tune's file of its name does.
+bool written_by_gdr_tune(const std::string& path) {
+  const std::string start = report_start(path);
+  std::ifstream in(path, std::ios::binary);
+  std::string head(start.size(), '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  return in.gcount() == std::streamsize(start.size()) && head == start;
+}
+
+}  // namespace
+
+Status stage_report(const std::string& prefix, support::StagedOutputs* outputs) {
+  namespace fs = std::filesystem;
+  if (prefix.empty() || prefix.back() == '/' || fs::path(prefix).filename() == "." ||
+      fs::path(prefix).filename() == "..")
+    return Status::error("names a folder; give a prefix for the files, such as reports/tune");
   std::error_code ec;
-  const std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  // Every file or none, never a half-written one over an old report.
-  std::vector<std::pair<std::string, std::string>> files = {{".md", report_markdown(context, cases)},
-                                                            {".json", report_json(context, cases)}};
-  for (Plot& p : report_plots(context, cases)) files.emplace_back(p.suffix, std::move(p.svg));
-  support::StagedOutputs outputs;
-  size_t index = 0;
-  for (const auto& [suffix, text] : files) {
-    if (Status s = outputs.add(prefix + suffix, prefix + suffix, &index); !s) return s;
-    if (Status s = outputs.write(index, {text}); !s) return s;
-  }
+  for (const std::string& file : report_files(prefix))
+    if (fs::is_regular_file(file, ec) && !written_by_gdr_tune(file))
+      return Status::error(file + " exists and is not a gdr-tune report; not replaced (remove it or give "
+                                  "another --report)");
+  // The folders, created now and removed again if staging fails.
+  std::vector<fs::path> created;
+  for (fs::path p = fs::path(prefix).parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path())
+    created.push_back(p);
+  std::reverse(created.begin(), created.end());
+  auto remove_created = [&] {
+    for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);
+  };
+  for (const fs::path& p : created)
+    if (!fs::create_directory(p, ec) && ec) {
+      const std::string why = "cannot create the folder " + p.string() + ": " + ec.message();
+      remove_created();
+      return Status::error(why);
+    }
+  for (const std::string& file : report_files(prefix))
+    if (Status s = outputs->add(file, file); !s) {
+      outputs->abandon();
+      remove_created();
+      return s;
+    }
+  return Status::success();
+}
+
+Status write_report(support::StagedOutputs& outputs, const ReportContext& context,
+                    const std::vector<CaseResult>& cases) {
+  // In report_files' order, as staged.
+  std::vector<std::string> texts = {report_markdown(context, cases), report_json(context, cases)};
+  for (Plot& p : report_plots(context, cases)) texts.push_back(std::move(p.svg));
+  for (size_t i = 0; i < texts.size(); ++i)
+    if (Status s = outputs.write(i, {texts[i]}); !s) {
+      outputs.abandon();
+      return s;
+    }
   return outputs.commit();
 }
 

@@ -9,6 +9,7 @@
 
 #include "../common/peak.h"
 #include "gdr/status.h"
+#include "gdr/support/staged_outputs.h"
 #include "crossover.h"
 #include "tuner.h"
 
@@ -37,8 +38,16 @@ std::string report_json(const ReportContext& context, const std::vector<CaseResu
 // (<prefix>-*.svg, plots.h).
 std::vector<std::string> report_files(const std::string& prefix);
 
-// Writes report_files(prefix), creating the folder: all of them or none.
-Status write_report(const std::string& prefix, const ReportContext& context,
+// Stages report_files(prefix) in *outputs, in that order, before any work:
+// creates the missing folders (removed again on failure), refuses a prefix
+// that names a folder, a file that is not one gdr may replace (a FIFO, two
+// names of one file) and an existing file that is not a gdr-tune report or
+// plot (the user's notes.md, a project's doc: never clobbered).
+Status stage_report(const std::string& prefix, support::StagedOutputs* outputs);
+
+// Writes the report into outputs staged by stage_report and commits them:
+// all of them or none.
+Status write_report(support::StagedOutputs& outputs, const ReportContext& context,
                     const std::vector<CaseResult>& cases);
 
 // The route auto takes for this case: what plan() picks from a database of

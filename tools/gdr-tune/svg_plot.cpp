@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace gdr::tune::svg {
@@ -84,6 +85,18 @@ struct Axis {
           const double v = m * std::pow(10.0, e);
           if (std::log10(v) >= lo && std::log10(v) <= hi) out.push_back(v);
         }
+      // A range between two digits (per-token times nearly flat in T, 0.101
+      // to 0.109 µs) had no tick at all (a review): its ends then, to 2
+      // significant digits.
+      if (out.size() < 2) {
+        out.clear();
+        for (double at : {lo + 0.1 * (hi - lo), hi - 0.1 * (hi - lo)}) {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%.2g", std::pow(10.0, at));
+          out.push_back(std::strtod(buf, nullptr));
+        }
+        if (out[0] == out[1]) out.pop_back();
+      }
       return out;
     }
     const double raw = (hi - lo) / 6, mag = std::pow(10.0, std::floor(std::log10(raw)));
@@ -126,13 +139,22 @@ std::string line_plot(const LinePlot& p) {
 
   std::string body;
   const std::string grid = "stroke=\"#e0e0e0\" stroke-width=\"1\"";
+  // Every tick a grid line; a label only clear of the one before ("80 90100"
+  // ran together: a review).
+  double last_label = -1e9;
   for (double t : xa.ticks()) {
     body += line(xa.px(t), kTop, xa.px(t), kBottom, grid);
-    body += text(xa.px(t), kBottom + 16, tick_text(t));
+    const std::string label = tick_text(t);
+    if (xa.px(t) - last_label < 7.0 * double(label.size()) + 8) continue;
+    body += text(xa.px(t), kBottom + 16, label);
+    last_label = xa.px(t);
   }
+  last_label = 1e9;
   for (double t : ya.ticks()) {
     body += line(kLeft, ya.px(t), kRight, ya.px(t), grid);
+    if (last_label - ya.px(t) < 16) continue;
     body += text(kLeft - 6, ya.px(t) + 4, tick_text(t), "end");
+    last_label = ya.px(t);
   }
   body += "<rect x=\"" + num(kLeft) + "\" y=\"" + num(kTop) + "\" width=\"" + num(kRight - kLeft) +
           "\" height=\"" + num(kBottom - kTop) + "\" fill=\"none\" stroke=\"black\"/>\n";
@@ -140,12 +162,20 @@ std::string line_plot(const LinePlot& p) {
   body += text(20, (kTop + kBottom) / 2, p.y_label + (p.log_y ? " (log scale)" : ""), "middle",
                (" transform=\"rotate(-90 20 " + num((kTop + kBottom) / 2) + ")\"").c_str());
 
+  std::vector<double> marker_xs;
   for (const Marker& m : p.vertical) {
-    // The label along the line, on its left, reading upwards from the top.
-    const double x = xa.px(m.at), lx = x - 5, ly = kTop + 6;
+    // The label along the line, on its left, reading upwards from the top;
+    // next to another marker's, from the bottom on its right instead.
+    const double x = xa.px(m.at);
+    const bool crowded = std::any_of(marker_xs.begin(), marker_xs.end(), [&](double o) { return std::abs(o - x) < 16; });
+    marker_xs.push_back(x);
+    const double lx = crowded ? x + 13 : x - 5, ly = crowded ? kBottom - 6 : kTop + 6;
     body += "<g class=\"marker\">" +
-            line(x, kTop, x, kBottom, "stroke=\"black\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"") +
-            text(lx, ly, m.label, "end", (" transform=\"rotate(-90 " + num(lx) + " " + num(ly) + ")\"").c_str()) +
+            line(x, kTop, x, kBottom,
+                 std::string("stroke=\"black\" stroke-width=\"1.5\" stroke-dasharray=\"") +
+                     (m.dotted ? "2 2" : "6 3") + "\"") +
+            text(lx, ly, m.label, crowded ? "start" : "end",
+                 (" transform=\"rotate(-90 " + num(lx) + " " + num(ly) + ")\"").c_str()) +
             "</g>\n";
   }
   for (const Marker& m : p.horizontal) {
@@ -176,7 +206,11 @@ std::string line_plot(const LinePlot& p) {
           if (std::abs(lx - xa.px(pt.x)) < 100 && std::abs(ly - y) < 13) y = ly + 13, moved = true;
       }
       labels_at.push_back({xa.px(pt.x), y});
-      body += text(xa.px(pt.x) + 7, y, pt.label, "start", (" fill=\"" + colour + "\"").c_str());
+      // Inside the frame: on the point's left where it would run past the
+      // right edge, above the x axis (labels at T = 4 spilled over both).
+      const bool left = xa.px(pt.x) + 7 + 7.0 * double(pt.label.size()) > kRight;
+      body += text(left ? xa.px(pt.x) - 7 : xa.px(pt.x) + 7, std::clamp(y, kTop + 14, kBottom - 4), pt.label,
+                   left ? "end" : "start", (" fill=\"" + colour + "\"").c_str());
     }
     body += "</g>\n";
     body += line(kRight + 16, legend_y, kRight + 40, legend_y, "stroke=\"" + colour + "\" stroke-width=\"2\"" + dash);

@@ -25,6 +25,7 @@ struct Series {
 struct Marker {
   double at = 0;
   std::string label;
+  bool dotted = false;  // a vertical one of more than one thread (as the dashed series)
 };
 
 struct LinePlot {

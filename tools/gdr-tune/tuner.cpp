@@ -182,10 +182,12 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   result.T = T;
   result.threads = threads;
   std::vector<Entry>& entries = result.entries;
+  const std::string where = "T = " + std::to_string(T) + ", threads = " + std::to_string(threads);
   auto add = [&](Candidate c) {
     for (size_t i = 0; i < entries.size(); ++i)
       if (entries[i].candidate.name() == c.name()) return i;
     Entry e;
+    if (pace) pace->step_within_round(where + ": checking " + c.name());
     const auto checking_since = Clock::now();
     e.check = checker.check(c);
     if (pace) pace->checked(std::chrono::duration<double>(Clock::now() - checking_since).count());
@@ -208,7 +210,6 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
   auto default_of = [&](Route r) { return compiler::default_variant(r, spec, plan_T, compiler::host_target()); };
 
   const RoundSizes planned = planned_sizes(options);
-  const std::string where = "T = " + std::to_string(T) + ", threads = " + std::to_string(threads);
   // Times one round; with a pace, at its seconds per candidate, reporting
   // progress and stopping (after one repetition) once the budget is spent.
   auto timed_round = [&](const std::vector<size_t>& which, int round, size_t planned_n) {
@@ -244,21 +245,27 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     baselines.push_back(add(baseline_candidate(b)));
 
   // A candidate's check compiles it, which can take longer than its timing:
-  // once the budget is spent, no further candidate is added.
-  auto affordable = [&] {
-    if (!pace || !pace->spent()) return true;
+  // once another check would overrun the budget, no candidate new to the
+  // run is added (one checked before is: round 2's unroll 1 tiles).
+  auto affordable = [&](const Candidate& c) {
+    if (!pace || pace->check_fits() || checker.has_checked(c)) return true;
     result.budget_cut = true;
     return false;
+  };
+  // add(c) if affordable: its index, else none.
+  auto add_affordable = [&](Candidate c, std::vector<size_t>* round) {
+    if (!affordable(c)) return;
+    const size_t i = add(std::move(c));
+    if (std::find(round->begin(), round->end(), i) == round->end()) round->push_back(i);
   };
   std::vector<size_t> round1 = baselines;
   if (options.routes.count(Route::Recurrent))
     for (const auto& s : recurrent_coarse(options.widths, options.V, default_sweep_tokens(spec, plan_T)))
-      if (affordable()) round1.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
+      add_affordable(variant_candidate(compiler::recurrent_variant(spec, s)), &round1);
   if (options.routes.count(Route::Chunked))
     for (const auto& s : chunked_space(options.widths))
-      if (affordable()) round1.push_back(add(variant_candidate(compiler::chunked_variant(spec, s))));
-  for (const Candidate& c : options.extra)
-    if (affordable()) round1.push_back(add(c));
+      add_affordable(variant_candidate(compiler::chunked_variant(spec, s)), &round1);
+  for (const Candidate& c : options.extra) add_affordable(c, &round1);
   timed_round(passing(round1), 1, planned.round1);
 
   if (pace && pace->spent()) {
@@ -274,7 +281,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
       tiles.push_back(entries[i].candidate.variant.recurrent);
     }
     for (const auto& s : recurrent_fine(tiles, options.K))
-      if (affordable()) round2.push_back(add(variant_candidate(compiler::recurrent_variant(spec, s))));
+      add_affordable(variant_candidate(compiler::recurrent_variant(spec, s)), &round2);
     if (auto best = ranked(entries, Route::Chunked, 1); !best.empty()) round2.push_back(best[0]);
     // Each route's default schedule (of the widths searched) is a
     // finalist, so that a tie within noise keeps it (choose_winner).
@@ -288,9 +295,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
       const compiler::Variant v = default_of(r);
       const int64_t width = r == Route::Recurrent ? v.recurrent.vector_width : v.chunked.vector_width;
       const bool searched = std::count(options.widths.begin(), options.widths.end(), width) > 0;
-      if (!options.routes.count(r) || !searched || !affordable()) continue;
-      const size_t i = add(variant_candidate(v));
-      if (std::find(round2.begin(), round2.end(), i) == round2.end()) round2.push_back(i);
+      if (options.routes.count(r) && searched) add_affordable(variant_candidate(v), &round2);
     }
     timed_round(passing(round2), 2, planned.round2);
   }
@@ -300,6 +305,7 @@ CaseResult tune_case(const TuneOptions& options, int64_t T, int threads, Checker
     if (auto best = ranked(entries, r, final_round); !best.empty()) {
       const std::string default_schedule = default_of(r).schedule_str();
       std::vector<size_t> tied;
+      for (size_t i : best) entries[i].is_default = entries[i].candidate.schedule == default_schedule;
       const size_t w = choose_winner(entries, best, final_round, default_schedule, &tied);
       entries[w].winner = true;
       result.winners[r] = w;

@@ -40,6 +40,8 @@ class Checker {
   Checker(int64_t K, int64_t V, int threads) : K_(K), V_(V), threads_(threads) {}
   Checker(const TuneOptions& options, int threads);
   const Check& check(const Candidate& c);
+  // Whether `c` was checked already (a check again costs nothing).
+  bool has_checked(const Candidate& c) const { return done_.count(c.name()) > 0; }
 
  private:
   int64_t K_, V_;
@@ -58,6 +60,7 @@ struct Entry {
   tools::Spread spread[3];
   std::string timing_error;
   bool winner = false;  // its route's winner in the case's final round (choose_winner)
+  bool is_default = false;  // its route's default schedule (what runs untuned)
   bool timed(int round) const { return reps[round] > 0; }
 };
 
