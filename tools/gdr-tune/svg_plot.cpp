@@ -178,13 +178,19 @@ std::string line_plot(const LinePlot& p) {
                  (" transform=\"rotate(-90 " + num(lx) + " " + num(ly) + ")\"").c_str()) +
             "</g>\n";
   }
+  // Placed labels (left, right, baseline), to keep the points' apart from
+  // them and from each other.
+  struct Box {
+    double x0, x1, y;
+  };
+  std::vector<Box> placed;
   for (const Marker& m : p.horizontal) {
+    placed.push_back({kRight - 4 - 6.5 * double(m.label.size()), kRight - 4, ya.px(m.at) - 5});
     body += "<g class=\"floor\">" +
             line(kLeft, ya.px(m.at), kRight, ya.px(m.at), "stroke=\"black\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"") +
             text(kRight - 4, ya.px(m.at) - 5, m.label, "end") + "</g>\n";
   }
   double legend_y = kTop + 10;
-  std::vector<std::pair<double, double>> labels_at;  // placed point labels, to keep them apart
   for (size_t i = 0; i < p.series.size(); ++i) {
     const Series& s = p.series[i];
     const std::string colour = kColours[i % (sizeof kColours / sizeof *kColours)];
@@ -199,18 +205,27 @@ std::string line_plot(const LinePlot& p) {
       body += "<circle cx=\"" + num(xa.px(pt.x)) + "\" cy=\"" + num(ya.px(pt.y)) + "\" r=\"3.5\" fill=\"" + colour +
               "\"/>\n";
       if (pt.label.empty()) continue;
-      double y = ya.px(pt.y) + 4;
-      for (bool moved = true; moved;) {  // below any label it would overlap
-        moved = false;
-        for (const auto& [lx, ly] : labels_at)
-          if (std::abs(lx - xa.px(pt.x)) < 100 && std::abs(ly - y) < 13) y = ly + 13, moved = true;
+      // On the point's right, or its left where it would pass the frame's
+      // right edge; at the point's height, else the nearest height (up or
+      // down, a line apart) inside the frame where it overlaps no label
+      // placed before (a review: labels at T = 4 spilled over the frame
+      // and ran together).
+      const double width = 6.5 * double(pt.label.size()), px = xa.px(pt.x);
+      const bool left = px + 7 + width > kRight;
+      const double x0 = left ? px - 7 - width : px + 7, x1 = x0 + width;
+      double y = std::clamp(ya.px(pt.y) + 4, kTop + 14, kBottom - 4);
+      for (int k = 0; k < 40; ++k) {
+        const double at = ya.px(pt.y) + 4 + 13 * ((k + 1) / 2) * (k % 2 ? -1 : 1);
+        if (at < kTop + 14 || at > kBottom - 4) continue;
+        if (std::none_of(placed.begin(), placed.end(), [&](const Box& b) {
+              return b.x0 < x1 && x0 < b.x1 && std::abs(b.y - at) < 13;
+            })) {
+          y = at;
+          break;
+        }
       }
-      labels_at.push_back({xa.px(pt.x), y});
-      // Inside the frame: on the point's left where it would run past the
-      // right edge, above the x axis (labels at T = 4 spilled over both).
-      const bool left = xa.px(pt.x) + 7 + 7.0 * double(pt.label.size()) > kRight;
-      body += text(left ? xa.px(pt.x) - 7 : xa.px(pt.x) + 7, std::clamp(y, kTop + 14, kBottom - 4), pt.label,
-                   left ? "end" : "start", (" fill=\"" + colour + "\"").c_str());
+      placed.push_back({x0, x1, y});
+      body += text(left ? px - 7 : px + 7, y, pt.label, left ? "end" : "start", (" fill=\"" + colour + "\"").c_str());
     }
     body += "</g>\n";
     body += line(kRight + 16, legend_y, kRight + 40, legend_y, "stroke=\"" + colour + "\" stroke-width=\"2\"" + dash);
