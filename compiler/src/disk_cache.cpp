@@ -58,9 +58,9 @@ std::array<uint8_t, 32> sha256(const char* data, size_t size) {
 // Says once per process and (folder, reason) that a folder is not used.
 void report_untrusted_folder(const std::string& dir, const std::string& why) {
   static std::mutex mutex;
-  static std::set<std::string> said;
+  static auto* said = new std::set<std::string>;  // never destroyed: used until exit
   std::lock_guard<std::mutex> lock(mutex);
-  if (said.insert(dir + '\n' + why).second)
+  if (said->insert(dir + '\n' + why).second)
     warn("gdr: kernel cache folder " + dir + " " + why + "; not using it, compiling in memory");
 }
 

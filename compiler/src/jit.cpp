@@ -24,7 +24,7 @@ std::mutex& jit_mutex() {
 // function pointers must stay valid until exit. If it cannot be, every
 // caller is told why (kept in `why_not`).
 llvm::orc::LLJIT* jit(std::string* error) {
-  static std::string why_not;
+  static auto& why_not = *new std::string;  // never destroyed, as the JIT
   static llvm::orc::LLJIT* instance = []() -> llvm::orc::LLJIT* {
     initialize_native_target();
     // Every object's sections in one region (jit_memory.h).

@@ -20,9 +20,10 @@ namespace gdr::compiler {
 namespace {
 
 const CompiledKernel& cached_kernel(const Variant& v) {
-  static OnceCache<Variant, CompiledKernel> cache;
+  // Never destroyed: calls may come while the process exits.
+  static auto* cache = new OnceCache<Variant, CompiledKernel>;
   bool computed = false;
-  const CompiledKernel& kernel = cache.get(v, [&] {
+  const CompiledKernel& kernel = cache->get(v, [&] {
     CompiledKernel compiled;
     compiled.status = compile_recurrent(v.spec(), v.recurrent, &compiled.kernel);
     return compiled;

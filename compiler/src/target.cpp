@@ -53,7 +53,8 @@ std::string x86_level(const llvm::StringMap<bool>& has) {
 }  // namespace
 
 const Target& host_target() {
-  static const Target host = [] {
+  // Never destroyed: calls may come while the process exits.
+  static const Target& host = *new Target([] {
     Target t;
     t.triple = llvm::sys::getProcessTriple();
     t.cpu = llvm::sys::getHostCPUName().str();
@@ -67,7 +68,7 @@ const Target& host_target() {
       t.vector_bits = features.lookup("avx512f") ? 512 : features.lookup("avx") ? 256 : 128;
     }
     return t;
-  }();
+  }());
   return host;
 }
 

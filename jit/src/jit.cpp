@@ -26,7 +26,8 @@ Status resolve(const Options& options, compiler::Settings* settings) {
     if (std::filesystem::exists(options.cache_dir, ec) &&
         !std::filesystem::is_directory(options.cache_dir, ec))
       return Status::error("cache_dir " + options.cache_dir + ": is a file, not a folder");
-    settings->cache_dir = options.cache_dir;
+    // Absolute now: a relative folder must not move with a later chdir.
+    settings->cache_dir = std::filesystem::absolute(options.cache_dir, ec).string();
   } else {
     settings->cache_dir = compiler::disk_cache_dir_from_environment();
   }
@@ -37,7 +38,7 @@ Status resolve(const Options& options, compiler::Settings* settings) {
     compiler::TuningDbFile file;  // read now so that a bad path is the caller's error
     if (Status s = compiler::read_tuning_db(options.tuning_db, &file); !s)
       return Status::error("tuning_db " + s.message());
-    settings->tuning_db_path = options.tuning_db;
+    settings->tuning_db_path = std::filesystem::absolute(options.tuning_db, ec).string();
   } else {
     settings->tuning_db_path = settings->cache_dir.empty() ? "" : settings->cache_dir + "/tuning.db";
   }
@@ -83,6 +84,7 @@ std::string Plan::str() const {
 }
 
 Status takes(const Tensors& t, const gdr::Options& options) {
+  if (Status s = validate_options(options); !s) return s;
   if (Status s = validate_sizes(t); !s) return s;
   if (is_planned(options.route) || options.route == Route::ChunkedAutoschedule)
     return compiler::generated_kernels_take(t);
@@ -90,6 +92,7 @@ Status takes(const Tensors& t, const gdr::Options& options) {
 }
 
 Status plan(const Tensors& t, const gdr::Options& options, Plan* out) {
+  if (!out) return Status::error("plan: out is a null pointer");
   if (Status s = takes(t, options); !s) return s;
   Plan p;
   if (is_planned(options.route)) {

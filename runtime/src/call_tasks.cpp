@@ -14,14 +14,14 @@ namespace {
 // calls still reading them.
 const float* zero_state(int64_t floats) {
   static std::mutex mutex;
-  static std::vector<std::unique_ptr<float[]>> buffers;
+  static auto* buffers = new std::vector<std::unique_ptr<float[]>>;  // never destroyed, as said
   static int64_t size = 0;
   std::lock_guard<std::mutex> lock(mutex);
   if (floats > size) {
-    buffers.push_back(std::make_unique<float[]>(floats));  // value-initialised: zeros
+    buffers->push_back(std::make_unique<float[]>(floats));  // value-initialised: zeros
     size = floats;
   }
-  return buffers.back().get();
+  return buffers->back().get();
 }
 
 bool starts_from_zeros(const Tensors& t, int64_t sequences) {

@@ -42,9 +42,9 @@ void* dlopen_checked_file(const struct stat& checked, const std::string& path, s
   }
   // Each library loaded here, and the file it was loaded from.
   static std::mutex mutex;
-  static std::map<void*, struct stat> loaded;
+  static auto* loaded = new std::map<void*, struct stat>;  // never destroyed: loads may come while exiting
   std::lock_guard<std::mutex> lock(mutex);
-  const auto [at, first] = loaded.emplace(library, checked);
+  const auto [at, first] = loaded->emplace(library, checked);
   if (!first && !unchanged(at->second, checked)) {
     dlclose(library);
     *why = kStaleLibrary;

@@ -3,6 +3,8 @@
 namespace gdr {
 
 Status read_kernel_info(const std::string& name, const int64_t* table, KernelInfo* info) {
+  if (!table || !info)
+    return Status::error("kernel '" + name + "': " + (table ? "info" : "its info table") + " is a null pointer");
   if (table[GDR_INFO_ABI_VERSION] != GDR_KERNEL_ABI_VERSION)
     return Status::error("kernel '" + name + "' was built for kernel ABI version " +
                          std::to_string(table[GDR_INFO_ABI_VERSION]) + ", this runtime speaks " +

@@ -31,6 +31,7 @@ bool cpu_runs(int64_t bits) {
 }  // namespace
 
 Status load_kernel(const std::string& path, const std::string& symbol, Kernel* kernel) {
+  if (!kernel) return Status::error("load_kernel: kernel is a null pointer");
   if (path.empty()) return Status::error("kernel library path is empty");
   // dlopen searches the library path for a bare name; a file name means a file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;

@@ -6,7 +6,8 @@
 namespace gdr {
 
 const Kernel& reference_kernel() {
-  static const Kernel kernel = any_shape_kernel("reference", float32_recurrence, 1, 0);
+  // Never destroyed: calls may come while the process exits.
+  static const Kernel& kernel = *new Kernel(any_shape_kernel("reference", float32_recurrence, 1, 0));
   return kernel;
 }
 

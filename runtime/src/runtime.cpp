@@ -53,8 +53,8 @@ std::mutex& runners_mutex() {
   return m;
 }
 std::map<Route, RouteRunner>& runners() {
-  static std::map<Route, RouteRunner> r;
-  return r;
+  static auto* r = new std::map<Route, RouteRunner>;  // never destroyed: calls may come while the process exits
+  return *r;
 }
 
 // Splits [0, V) into `parts` ranges whose starts are multiples of `align`.
@@ -106,8 +106,22 @@ Kernel any_shape_kernel(std::string name, gdr_kernel_fn fn, int64_t column_align
   return k;
 }
 
+Status validate_options(const Options& o) {
+  if (std::string(route_name(o.route)) == "unknown")
+    return Status::error("route: " + std::to_string(static_cast<int>(o.route)) + " is none of Route's values");
+  for (const auto& [name, stores] : {std::pair{"final_state_stores", o.final_state_stores}, {"out_stores", o.out_stores}})
+    if (std::string(state_stores_name(stores)) == "unknown")
+      return Status::error(std::string(name) + ": " + std::to_string(static_cast<int>(stores)) +
+                           " is none of StateStores' values");
+  if (o.column_parts < 0)
+    return Status::error("column_parts must be >= 0 (0: the runtime chooses), got " + std::to_string(o.column_parts));
+  return Status::success();
+}
+
 Status execute(const Kernel& kernel, const Tensors& given, const Options& options, ThreadPool& pool) {
+  if (Status s = validate_options(options); !s) return s;
   if (Status s = validate(given); !s) return s;
+  if (!kernel.fn) return Status::error("kernel " + kernel.name + ": its entry point (fn) is a null pointer");
   // The call runs on copies of its indices, validated again (their values):
   // what was checked is what runs.
   IndexCopies copies;
@@ -212,6 +226,7 @@ Status execute(const Kernel& kernel, const Tensors& given, const Options& option
 }
 
 Status run(const Tensors& t, const Options& options) {
+  if (Status s = validate_options(options); !s) return s;
   RouteRunner runner;
   {
     std::lock_guard<std::mutex> lock(runners_mutex());

@@ -91,8 +91,12 @@ ThreadPool::~ThreadPool() {
 }
 
 ThreadPool& ThreadPool::shared() {
-  static ThreadPool pool(usable_cpus());
-  return pool;
+  // Never destroyed: a call made while the process exits (a global's
+  // destructor, a detached thread) would otherwise run on a destroyed pool
+  // (a review: SIGSEGV, "free(): invalid pointer"). Its workers end with
+  // the process.
+  static ThreadPool* pool = new ThreadPool(usable_cpus());
+  return *pool;
 }
 
 void ThreadPool::run_tasks(int worker) {

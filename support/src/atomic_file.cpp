@@ -78,10 +78,10 @@ bool is_temporary_of(std::string_view name, std::string_view target) {
 void sweep_stale_temporaries_once(const std::string& dir, const std::string& kind,
                                   const std::function<bool(const std::string& name)>& is_temporary) {
   static std::mutex mutex;
-  static std::set<std::pair<std::string, std::string>> swept;
+  static auto* swept = new std::set<std::pair<std::string, std::string>>;  // never destroyed: used until exit
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!swept.insert({dir, kind}).second) return;
+    if (!swept->insert({dir, kind}).second) return;
   }
   namespace fs = std::filesystem;
   const auto now = fs::file_time_type::clock::now();

@@ -30,8 +30,8 @@ thread_local int hold_depth = 0;
 LiveTemporaries::LiveTemporaries() { ::pthread_atfork(nullptr, nullptr, &after_fork_in_child); }
 
 LiveTemporaries& LiveTemporaries::instance() {
-  static LiveTemporaries live;
-  return live;
+  static auto* live = new LiveTemporaries;  // never destroyed: signals may come while the process exits
+  return *live;
 }
 
 int LiveTemporaries::add(const std::string& path) {

@@ -64,6 +64,24 @@ TEST(JitTest, InstalledRoutesMatchFloat64AndUseTheGivenCacheFolder) {
   EXPECT_EQ(files_in(cache.str()), 3);
 }
 
+// A relative cache folder is the one the working folder named at install()
+// (a review: it moved with a later chdir).
+TEST(JitTest, ARelativeCacheFolderIsTakenAtInstall) {
+  const TempDir here("gdr-jit-relative"), elsewhere("gdr-jit-elsewhere");
+  const fs::path old = fs::current_path();
+  fs::current_path(here.str());
+  jit::Options options;
+  options.cache_dir = "cache";
+  ASSERT_TRUE(jit::install(options));
+  fs::current_path(elsewhere.str());
+  // A shape no other test compiles: the kernel is built now, not found in memory.
+  Problem p = make_problem(1, 2, 9, 20, 36, {DecayRegime::Uniform, BetaRegime::Uniform, true, 3});
+  expect_within_contract(p, route_options(Route::Recurrent), "relative cache folder");
+  fs::current_path(old);
+  EXPECT_EQ(files_in(here.path("cache")), 1);
+  EXPECT_FALSE(fs::exists(elsewhere.path("cache")));
+}
+
 TEST(JitTest, CacheOffWritesNothing) {
   const TempDir home("gdr-jit-home");
   const ScopedEnv cache_env("GDR_CACHE_DIR", home.str());  // what "off" overrides
@@ -190,7 +208,17 @@ TEST(JitTest, BadOptionsAndSizesAreRefusedNamingThem) {
     EXPECT_EQ(s.message(), "GDR_VERBOSE: expected 0, 1 or 2, got 'loud'");
   }
 
+  // Options as gdr::run would refuse them, and a null out (a review: plan()
+  // and warm_up() said yes, run() no; a null out crashed).
+  Options bad_route = route_options(Route::Auto), bad_parts = route_options(Route::Recurrent);
+  bad_route.route = static_cast<Route>(42);
+  bad_parts.column_parts = -1;
   jit::Plan p;
+  EXPECT_EQ(jit::plan(sizes(1, 2, 4, 8, 8), bad_route, &p).message(), "route: 42 is none of Route's values");
+  EXPECT_EQ(jit::warm_up(sizes(1, 2, 4, 8, 8), bad_parts).message(),
+            "column_parts must be >= 0 (0: the runtime chooses), got -1");
+  EXPECT_EQ(jit::plan(sizes(1, 2, 4, 8, 8), route_options(Route::Auto), nullptr).message(),
+            "plan: out is a null pointer");
   s = jit::plan(sizes(1, 0, 4, 8, 8), route_options(Route::Auto), &p);
   EXPECT_FALSE(s);
   EXPECT_EQ(s.message().rfind("H must be positive", 0), 0u) << s.message();

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <set>
@@ -55,6 +56,41 @@ TEST(Execute, AFailingKernelWithoutAMessageIsAStatus) {
   const Status s = execute(k, p.tensors(), o);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message(), "kernel fails failed with code 5");
+}
+
+// Options from an integer cast (a C caller, a binding) and null entry
+// points are errors naming them, and the outputs stay unwritten (a review:
+// an unknown route ran as "unknown", bad stores silently as Cached, a
+// negative column_parts passed the JIT's plan(), a null fn crashed after
+// validation).
+TEST(Execute, BadOptionsAndANullEntryPointAreErrorsNamingThem) {
+  test::Problem p = test::make_problem(1, 2, 3, 16, 16, {});
+  Kernel k = any_shape_kernel("ok", fail_with_code_5, 0, 0);
+  struct Bad {
+    Options options;
+    std::string message;
+  };
+  std::vector<Bad> cases(4);
+  cases[0].options.route = static_cast<Route>(42);
+  cases[0].message = "route: 42 is none of Route's values";
+  cases[1].options.final_state_stores = static_cast<StateStores>(9);
+  cases[1].message = "final_state_stores: 9 is none of StateStores' values";
+  cases[2].options.out_stores = static_cast<StateStores>(-3);
+  cases[2].message = "out_stores: -3 is none of StateStores' values";
+  cases[3].options.column_parts = -1;
+  cases[3].message = "column_parts must be >= 0 (0: the runtime chooses), got -1";
+  for (const Bad& b : cases) {
+    EXPECT_EQ(validate_options(b.options).message(), b.message);
+    EXPECT_EQ(execute(k, p.tensors(), b.options).message(), b.message);
+    EXPECT_EQ(run(p.tensors(), b.options).message(), b.message);
+  }
+  Kernel null_fn;
+  null_fn.name = "null";
+  EXPECT_EQ(execute(null_fn, p.tensors(), {}).message(), "kernel null: its entry point (fn) is a null pointer");
+  EXPECT_EQ(execute(any_shape_kernel("x", nullptr, 0, 0), p.tensors(), {}).message(),
+            "kernel x: its entry point (fn) is a null pointer");
+  for (float x : p.out) EXPECT_TRUE(std::isnan(x));
+  EXPECT_TRUE(validate_options({}));
 }
 
 int64_t g_slots[2];  // the call's final_state_indices, which its first task changes

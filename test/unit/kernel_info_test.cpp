@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gdr/loader.h"
+
 namespace gdr {
 namespace {
 
@@ -40,6 +42,16 @@ TEST(KernelInfo, ReadsTheTableIntoAKernel) {
   EXPECT_TRUE(k.token_steps);
   ASSERT_TRUE(k.scratch_floats);
   EXPECT_EQ(k.scratch_floats(1000, 40, 72), 1360);
+}
+
+// Null pointers are errors, not a crash (a review).
+TEST(KernelInfo, NullPointersAreErrors) {
+  KernelInfo info;
+  const int64_t table[GDR_KERNEL_INFO_FIELDS] = {GDR_KERNEL_ABI_VERSION, 40, 72, 8, 0, 256, 0, 1};
+  EXPECT_EQ(read_kernel_info("k", nullptr, &info).message(), "kernel 'k': its info table is a null pointer");
+  EXPECT_EQ(read_kernel_info("k", table, nullptr).message(), "kernel 'k': info is a null pointer");
+  Kernel* no_kernel = nullptr;
+  EXPECT_EQ(load_kernel("k.so", "k", no_kernel).message(), "load_kernel: kernel is a null pointer");
 }
 
 TEST(KernelInfo, RefusesAnotherAbiAndImpossibleKernels) {

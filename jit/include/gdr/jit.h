@@ -21,10 +21,12 @@ namespace gdr::jit {
 // read once, by install():
 struct Options {
   // The on-disk kernel cache's folder; "off" disables it. Empty:
-  // $GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr, else $HOME/.cache/gdr.
+  // $GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr, else $HOME/.cache/gdr. A
+  // relative path is taken from the working folder at install().
   std::string cache_dir;
   // The tuning database gdr-tune writes; "off": none (default schedules).
   // Empty: tuning.db in the cache folder (none when the cache is off).
+  // Relative: as cache_dir.
   std::string tuning_db;
   // 0 silent, 1 warnings (a damaged cache entry, an unusable database), 2
   // also one line per kernel compiled or loaded. < 0: $GDR_VERBOSE, else 1.
@@ -71,7 +73,9 @@ Status warm_up(const Tensors& t, const gdr::Options& options);
 struct CacheStats {
   int64_t memory_hits = 0;    // a call reused a kernel compiled or loaded earlier in the process
   int64_t memory_misses = 0;  // a variant's first use: compiled or loaded from disk
-  int64_t disk_hits = 0;      // kernel objects loaded from the on-disk cache
+  // The disk counts are of objects: the kernels and the one Halide runtime
+  // the chunked kernels link against.
+  int64_t disk_hits = 0;      // objects loaded from the on-disk cache
   int64_t disk_misses = 0;    // no entry (or the cache is off): compiled
   int64_t disk_rejected = 0;  // damaged or mismatched entries, deleted and rebuilt
   int64_t disk_stores = 0;    // entries written

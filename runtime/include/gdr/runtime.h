@@ -79,8 +79,14 @@ struct Kernel {
 Kernel any_shape_kernel(std::string name, gdr_kernel_fn fn, int64_t column_align, int max_threads,
                         std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats = nullptr);
 
-// Validates `t`, then runs `kernel` over (sequence, state head, column part)
-// tasks on `pool`.
+// "" if `options` holds values of its types (enums from an integer cast by a
+// C caller or a binding are checked) and column_parts >= 0, else an error
+// naming the field. execute() and run() check it; so do the JIT's plan()
+// and warm_up().
+Status validate_options(const Options& options);
+
+// Validates `options` and `t`, then runs `kernel` (its entry point not null)
+// over (sequence, state head, column part) tasks on `pool`.
 Status execute(const Kernel& kernel, const Tensors& t, const Options& options,
                ThreadPool& pool = ThreadPool::shared());
 
@@ -90,9 +96,11 @@ Status execute(const Kernel& kernel, const Tensors& t, const Options& options,
 int threads_for_call(const Tensors& t, int requested, int kernel_max_threads,
                      const ThreadPool& pool = ThreadPool::shared());
 
-// Runs the op with options.route. Reference and baseline routes are built
-// in; generated routes (Auto, Recurrent, Chunked, ChunkedAutoschedule) need a runner installed by
-// the compiler library; without one Auto runs Reference.
+// Runs the op with options.route. Only Reference is built in; generated
+// routes (Auto, Recurrent, Chunked, ChunkedAutoschedule) need a runner
+// installed by the JIT (gdr::jit::install), and the baselines one that only
+// gdr's own tools install (they are not part of the installed package);
+// without one Auto runs Reference and the others are an error.
 Status run(const Tensors& t, const Options& options = {});
 
 using RouteRunner = std::function<Status(const Tensors&, const Options&)>;
