@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <set>
 
@@ -98,7 +99,13 @@ std::string disk_cache_dir_from_environment() {
   };
   const std::string explicit_dir = env("GDR_CACHE_DIR");
   if (explicit_dir == "off") return "";
-  if (!explicit_dir.empty()) return explicit_dir;
+  // Absolute when read (install() reads it once): it must not move with a
+  // later chdir.
+  if (!explicit_dir.empty()) {
+    std::error_code error;
+    const std::string absolute = std::filesystem::absolute(explicit_dir, error).string();
+    return error ? explicit_dir : absolute;
+  }
   // A relative XDG_CACHE_HOME is invalid (XDG Base Directory spec): ignored.
   if (env("XDG_CACHE_HOME").rfind('/', 0) == 0) return env("XDG_CACHE_HOME") + "/gdr";
   if (!env("HOME").empty()) return env("HOME") + "/.cache/gdr";
@@ -117,9 +124,13 @@ DiskCache DiskCache::current() { return DiskCache(current_cache_dir()); }
 DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {}
 
 std::string DiskCache::key_text(const std::string& description) const {
-  return "gdr kernel cache format " + std::to_string(kDiskCacheFormatVersion) + "\nllvm " +
-         LLVM_VERSION_STRING + "\ngdr code generator sources " + kCodegenSourcesHash + "\n" +
-         description;
+  std::string key = "gdr kernel cache format " + std::to_string(kDiskCacheFormatVersion) + "\nllvm " +
+                    LLVM_VERSION_STRING + "\ngdr code generator sources " + kCodegenSourcesHash + "\n";
+  // What Halide reads from the environment that changes code: its LLVM
+  // options reach LLVM's global ones, so the recurrent route's code too.
+  for (const char* name : {"HL_LLVM_ARGS", "HL_PERMIT_FAILED_UNROLL"})
+    if (const char* value = std::getenv(name)) key += std::string(name) + " " + value + "\n";
+  return key + description;
 }
 
 std::string DiskCache::entry_path(const std::string& description) const {

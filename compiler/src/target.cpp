@@ -96,26 +96,30 @@ std::string why_features_bad(const std::string& triple, const std::string& featu
   const std::unique_ptr<llvm::MCSubtargetInfo> subtarget(llvm_target->createMCSubtargetInfo(triple, "", ""));
   llvm::SmallVector<llvm::StringRef, 16> items;
   llvm::StringRef(features).split(items, ',');
-  for (llvm::StringRef item : items) {
+  for (llvm::StringRef item : items)
     if (item.empty() || (item[0] != '+' && item[0] != '-'))
       return "'" + item.str() + "' must start with + (enable) or - (disable)";
-    // LLVM has no public table of the names in version 14: a known name
-    // toggles its bit, an unknown one only prints a warning, which goes to
-    // /dev/null here (this runs before any thread of gdr's does).
+  // LLVM 14 has no public table of the names: a known name toggles its bit,
+  // an unknown one only prints a warning, sent to /dev/null meanwhile.
+  std::string unknown;
+  llvm::errs().flush();
+  const int saved_stderr = ::fcntl(2, F_DUPFD_CLOEXEC, 3), null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const bool quiet = saved_stderr >= 0 && null >= 0 && ::dup2(null, 2) == 2;
+  for (llvm::StringRef item : items) {
     const llvm::FeatureBitset before = subtarget->getFeatureBits();
-    llvm::errs().flush();
-    const int saved_stderr = ::dup(2), null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (saved_stderr >= 0 && null >= 0) ::dup2(null, 2);
     subtarget->ToggleFeature(item.drop_front());
-    llvm::errs().flush();
-    if (saved_stderr >= 0 && null >= 0) ::dup2(saved_stderr, 2);
-    if (saved_stderr >= 0) ::close(saved_stderr);
-    if (null >= 0) ::close(null);
-    if (subtarget->getFeatureBits() == before)
-      return "unknown feature '" + item.drop_front().str() + "' for " + architecture_name(triple) + " (llc-14 -mtriple=" +
-             triple + " -mattr=help lists the known ones)";
+    if (subtarget->getFeatureBits() == before) {
+      unknown = item.drop_front().str();
+      break;
+    }
   }
-  return "";
+  llvm::errs().flush();
+  if (quiet) ::dup2(saved_stderr, 2);
+  if (saved_stderr >= 0) ::close(saved_stderr);
+  if (null >= 0) ::close(null);
+  if (unknown.empty()) return "";
+  return "unknown feature '" + unknown + "' for " + architecture_name(triple) + " (llc-14 -mtriple=" + triple +
+         " -mattr=help lists the known ones)";
 }
 
 Status target_for(const std::string& triple, const std::string& cpu, const std::string& features,

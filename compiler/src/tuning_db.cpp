@@ -258,17 +258,24 @@ Status read_tuning_db_to_replace(const std::string& path, std::vector<TuningReco
   return Status::success();
 }
 
+std::string tuning_db_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path at = path;
+  std::error_code error;
+  for (int links = 0; links < 40 && fs::is_symlink(fs::symlink_status(at, error)); ++links) {
+    const fs::path target = fs::read_symlink(at, error);
+    if (error) break;
+    at = target.is_absolute() ? target : at.parent_path() / target;
+  }
+  return at.lexically_normal().string();
+}
+
 Status merge_into_tuning_db(const std::string& given, const std::vector<TuningRecord>& fresh,
                             std::vector<TuningRecord>* merged) {
   namespace fs = std::filesystem;
   // A symbolic link (a database kept with the user's dotfiles) is followed:
   // the file it names is locked, read and replaced, not the link.
-  std::error_code error;
-  std::string path = given;
-  if (fs::is_symlink(fs::symlink_status(given, error))) {
-    path = fs::canonical(given, error).string();
-    if (error) return Status::error(given + ": a symbolic link that cannot be followed (" + error.message() + ")");
-  }
+  const std::string path = tuning_db_file(given);
   const fs::path target(path);
   if (target.has_parent_path())
     if (Status s = support::create_private_folders(target.parent_path().string()); !s)

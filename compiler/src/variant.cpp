@@ -215,11 +215,7 @@ bool parse_variant(const std::string& text, Variant* out, std::string* error) {
 }
 
 std::string halide_description(const std::string& halide_target) {
-  std::string text = std::string("halide ") + GDR_HALIDE_VERSION + "\nhalide target " + halide_target;
-  // What Halide reads from the environment that changes its code.
-  for (const char* name : {"HL_LLVM_ARGS", "HL_PERMIT_FAILED_UNROLL"})
-    if (const char* value = std::getenv(name)) text += std::string("\n") + name + " " + value;
-  return text;
+  return std::string("halide ") + GDR_HALIDE_VERSION + "\nhalide target " + halide_target;
 }
 
 std::string cache_description(const Variant& v, const Target& target) {

@@ -1412,6 +1412,8 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
     getOperation().walk([&](KernelOp k) {
       if (k.getProblem().getRoute() == "recurrent") kernels.push_back(k);
     });
+    // Every kernel checked before any is lowered (a lowered kernel's symbol
+    // is gone: a taken <name>_body would be seen only in one order).
     for (KernelOp kernel : kernels) {
       if (!kernel.getScheduleAttr()) {
         kernel.emitOpError() << "has no schedule: run gdr-attach-schedule first";
@@ -1422,14 +1424,16 @@ struct LowerRecurrentPass : GdrLowerRecurrentBase<LowerRecurrentPass> {
         kernel.emitOpError() << "must be at the top level of the module the passes run on";
         return signalPassFailure();
       }
-      OpBuilder b(kernel);
-      const std::string name = kernel.getSymName().str();
       // The body takes the name beside the kernel's: a symbol already there
       // (a kernel @k next to @k_body) would be redefined at the end.
-      if (SymbolTable::lookupSymbolIn(getOperation(), name + "_body")) {
-        kernel.emitOpError() << "needs the symbol @" << name << "_body for its body, and the module has one";
+      if (SymbolTable::lookupSymbolIn(getOperation(), kernel.getSymName().str() + "_body")) {
+        kernel.emitOpError() << "needs the symbol @" << kernel.getSymName() << "_body for its body, and the module has one";
         return signalPassFailure();
       }
+    }
+    for (KernelOp kernel : kernels) {
+      OpBuilder b(kernel);
+      const std::string name = kernel.getSymName().str();
       auto fn = b.create<FuncOp>(kernel.getLoc(), name + "_body", RecurrentEmitter::signature(b));
       fn->setAttr("gdr.abi_entry", b.getStringAttr(name));
       fn->setAttr("gdr.vector_bits", b.getI64IntegerAttr(kernel.getScheduleAttr().getVectorWidth() * 32));

@@ -28,6 +28,7 @@ Status resolve(const Options& options, compiler::Settings* settings) {
       return Status::error("cache_dir " + options.cache_dir + ": is a file, not a folder");
     // Absolute now: a relative folder must not move with a later chdir.
     settings->cache_dir = std::filesystem::absolute(options.cache_dir, ec).string();
+    if (ec) return Status::error("cache_dir " + options.cache_dir + ": cannot make it absolute: " + ec.message());
   } else {
     settings->cache_dir = compiler::disk_cache_dir_from_environment();
   }
@@ -39,6 +40,7 @@ Status resolve(const Options& options, compiler::Settings* settings) {
     if (Status s = compiler::read_tuning_db(options.tuning_db, &file); !s)
       return Status::error("tuning_db " + s.message());
     settings->tuning_db_path = std::filesystem::absolute(options.tuning_db, ec).string();
+    if (ec) return Status::error("tuning_db " + options.tuning_db + ": cannot make it absolute: " + ec.message());
   } else {
     settings->tuning_db_path = settings->cache_dir.empty() ? "" : settings->cache_dir + "/tuning.db";
   }

@@ -107,10 +107,12 @@ Kernel any_shape_kernel(std::string name, gdr_kernel_fn fn, int64_t column_align
 }
 
 Status validate_options(const Options& o) {
-  if (std::string(route_name(o.route)) == "unknown")
+  // The enums' values are contiguous (runtime.h): a range check, no string
+  // on a decode call's path.
+  if (o.route < Route::Auto || o.route > Route::BaselineChunked)
     return Status::error("route: " + std::to_string(static_cast<int>(o.route)) + " is none of Route's values");
   for (const auto& [name, stores] : {std::pair{"final_state_stores", o.final_state_stores}, {"out_stores", o.out_stores}})
-    if (std::string(state_stores_name(stores)) == "unknown")
+    if (stores < StateStores::Automatic || stores > StateStores::Streaming)
       return Status::error(std::string(name) + ": " + std::to_string(static_cast<int>(stores)) +
                            " is none of StateStores' values");
   if (o.column_parts < 0)

@@ -22,3 +22,10 @@ module {
     gdr.kernel @k problem <k = 16, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16>
   }
 }
+
+// -----
+
+// The other order: @a_body lowered first was gone when @a was looked at.
+gdr.kernel @a_body problem <k = 16, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16>
+// expected-error @+1 {{'gdr.kernel' op needs the symbol @a_body for its body, and the module has one}}
+gdr.kernel @a problem <k = 16, v = 16, element_type = f32, route = recurrent> schedule <vector_width = 4, v_tile = 16>

@@ -316,6 +316,27 @@ TEST(Report, TimesInMicrosecondsBelowAMillisecond) {
 
 // Two threads that ran the FMA loop hardly faster than one (another program
 // on the cores): the report says so at the top.
+// A user's file that appears at a report path during the run is not
+// replaced at the end either, and nothing of the report is written (a review).
+TEST(Report, AUsersFileThatAppearsMeanwhileIsNotReplaced) {
+  const gdr::test::TempDir dir("gdr-tune-report");
+  const std::string prefix = dir.path("r/tune");
+  support::StagedOutputs outputs;
+  ASSERT_TRUE(stage_report(prefix, &outputs));
+  std::ofstream(prefix + ".json") << "{\"mine\": 1}\n";
+  ReportContext ctx;
+  ctx.options = tiny_recurrent_options();
+  const Status s = write_report(prefix, outputs, ctx, {});
+  EXPECT_EQ(s.message(), prefix + ".json exists and is not a gdr-tune report; not replaced (remove it or give "
+                                  "another --report)");
+  std::ifstream in(prefix + ".json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{\"mine\": 1}\n");
+  EXPECT_FALSE(std::filesystem::exists(prefix + ".md"));
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path("r"))) (void)e, ++files;
+  EXPECT_EQ(files, 1);  // no temporary left
+}
+
 TEST(Report, SharedCoresAreSaid) {
   bench::MachinePeak busy;
   busy.fma_gflops_1t = 218.7, busy.fma_gflops_2t = 221.6;
@@ -455,8 +476,13 @@ TEST(Svg, LabelsAreThereApartAndInside) {
     if (t.y == 406 && t.anchor == "middle") x_ticks.push_back(t);  // below the frame (kBottom + 16)
     if (t.x == 74 && t.anchor == "end") y_ticks.push_back(t);      // left of it (kLeft - 6)
   }
-  // 0.101 to 0.109 lies between two digits: its ends are labelled.
+  // 0.101 to 0.109 lies between two digits: its ends are labelled, inside
+  // the frame (kTop 50 to kBottom 390; a first fix put 0.1 and 0.11 outside).
   EXPECT_GE(y_ticks.size(), 2u);
+  for (const SvgText& t : y_ticks) {
+    EXPECT_GE(t.y, 50) << t.text;
+    EXPECT_LE(t.y, 394) << t.text;
+  }
   // 150 to 900: every digit a tick, the labels clear of each other.
   ASSERT_GE(x_ticks.size(), 3u);
   for (size_t i = 1; i < x_ticks.size(); ++i)

@@ -220,13 +220,18 @@ TEST_F(TuningDbTest, AMergeThroughASymbolicLinkReplacesTheFileItNames) {
   EXPECT_EQ(fs::status(real).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_TRUE(fs::exists(real + ".lock"));
   EXPECT_FALSE(fs::exists(link + ".lock"));
-  // A link to nothing is refused, not replaced by a file.
-  const std::string dangling = path("dangling.db");
-  ASSERT_EQ(::symlink(path("dots/missing/x.db").c_str(), dangling.c_str()), 0);
-  const Status refused = merge_into_tuning_db(dangling, {}, &merged);
-  EXPECT_NE(refused.message().find(dangling + ": a symbolic link that cannot be followed"), std::string::npos)
-      << refused.message();
-  EXPECT_TRUE(fs::is_symlink(dangling));
+  // A link made before the first run (to a file not there yet, through a
+  // relative link to a link): the file is created where it points.
+  ASSERT_EQ(::symlink("dots/new.db", path("first.db").c_str()), 0);
+  ASSERT_EQ(::symlink("first.db", path("chain.db").c_str()), 0);
+  EXPECT_EQ(tuning_db_file(path("chain.db")), path("dots/new.db"));
+  EXPECT_EQ(tuning_db_file(path("dots/real.db")), path("dots/real.db"));
+  const Status created = merge_into_tuning_db(path("chain.db"), {record("znver3", 0, 22, 2, Route::Recurrent,
+                                                                        "w8-vt16-u1", 50)}, &merged);
+  ASSERT_TRUE(created) << created.message();
+  EXPECT_TRUE(fs::is_symlink(path("chain.db")));
+  EXPECT_TRUE(fs::is_symlink(path("first.db")));
+  EXPECT_EQ(read_ok(path("dots/new.db")).records.size(), 1u);
 }
 
 // Two records for one call (a hand-merged file): the earlier line is used

@@ -203,15 +203,17 @@ Config parse_args(int argc, char** argv) {
   }
   c.report = flags.get("--report", c.report);
   c.db = flags.has("--db") ? flags.get("--db") : gdr::compiler::default_tuning_db_path();
-  if (c.db.empty()) die("--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
+  if (c.db.empty()) die("--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME (absolute), HOME is set");
   check_memory(c);
   // None of the report's files the database (read back after the report
   // is written, it would be the report).
   for (const std::string& file : gdr::tune::report_files(c.report))
     if (gdr::support::same_file(file, c.db))
       die("--report " + c.report + ": " + file + " is the --db file (gdr-tune never overwrites an input)");
-  if (std::string why = cannot_write(c.db); !why.empty()) die("--db " + c.db + ": " + why);
-  if (gdr::Status s = readable_db(c.db); !s) die("--db " + s.message());
+  // Checked where it will be written: a symbolic link's target.
+  const std::string db_file = gdr::compiler::tuning_db_file(c.db);
+  if (std::string why = cannot_write(db_file); !why.empty()) die("--db " + db_file + ": " + why);
+  if (gdr::Status s = readable_db(db_file); !s) die("--db " + s.message());
   // Last: it creates the report's folder and temporaries.
   if (gdr::Status s = gdr::tune::stage_report(c.report, c.report_outputs.get()); !s)
     die("--report " + c.report + ": " + s.message());
@@ -326,7 +328,7 @@ int run_tuning(const Config& config, int argc, char** argv, gdr::tune::Pace::Clo
   // winners. The database is merged with what it held for other shapes and
   // hosts (and what other runs wrote meanwhile); a file that went bad
   // meanwhile is not replaced.
-  if (gdr::Status s = gdr::tune::write_report(*config.report_outputs, context, cases); !s)
+  if (gdr::Status s = gdr::tune::write_report(config.report, *config.report_outputs, context, cases); !s)
     fail("--report " + s.message());
   std::vector<gdr::compiler::TuningRecord> merged;
   if (gdr::Status s = gdr::compiler::merge_into_tuning_db(config.db, fresh, &merged); !s) fail("--db " + s.message());

@@ -10,6 +10,7 @@
 #include "gdr/compiler/plan.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/tuning_db.h"
+#include "gdr/support/atomic_file.h"
 #include "gdr/support/staged_outputs.h"
 #include "json_text.h"
 #include "plots.h"
@@ -306,6 +307,16 @@ bool written_by_gdr_tune(const std::string& path) {
   return in.gcount() == std::streamsize(start.size()) && head == start;
 }
 
+// An error if one of the report's files exists and is not gdr-tune's.
+Status not_a_report(const std::string& prefix) {
+  std::error_code ec;
+  for (const std::string& file : report_files(prefix))
+    if (std::filesystem::is_regular_file(file, ec) && !written_by_gdr_tune(file))
+      return Status::error(file + " exists and is not a gdr-tune report; not replaced (remove it or give "
+                                  "another --report)");
+  return Status::success();
+}
+
 }  // namespace
 
 Status stage_report(const std::string& prefix, support::StagedOutputs* outputs) {
@@ -313,11 +324,8 @@ Status stage_report(const std::string& prefix, support::StagedOutputs* outputs) 
   if (prefix.empty() || prefix.back() == '/' || fs::path(prefix).filename() == "." ||
       fs::path(prefix).filename() == "..")
     return Status::error("names a folder; give a prefix for the files, such as reports/tune");
+  if (Status s = not_a_report(prefix); !s) return s;
   std::error_code ec;
-  for (const std::string& file : report_files(prefix))
-    if (fs::is_regular_file(file, ec) && !written_by_gdr_tune(file))
-      return Status::error(file + " exists and is not a gdr-tune report; not replaced (remove it or give "
-                                  "another --report)");
   // The folders, created now and removed again if staging fails.
   std::vector<fs::path> created;
   for (fs::path p = fs::path(prefix).parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path())
@@ -332,25 +340,36 @@ Status stage_report(const std::string& prefix, support::StagedOutputs* outputs) 
       remove_created();
       return Status::error(why);
     }
-  for (const std::string& file : report_files(prefix))
+  for (const std::string& file : report_files(prefix)) {
+    // A run killed before its commit (SIGKILL, the OOM killer) leaves its
+    // temporaries: swept when an hour old, as the database's.
+    const fs::path path(file);
+    const std::string name = path.filename().string();
+    support::sweep_stale_temporaries_once(path.has_parent_path() ? path.parent_path().string() : ".", name,
+                                          [&](const std::string& f) { return support::is_temporary_of(f, name); });
     if (Status s = outputs->add(file, file); !s) {
       outputs->abandon();
       remove_created();
       return s;
     }
+  }
   return Status::success();
 }
 
-Status write_report(support::StagedOutputs& outputs, const ReportContext& context,
+Status write_report(const std::string& prefix, support::StagedOutputs& outputs, const ReportContext& context,
                     const std::vector<CaseResult>& cases) {
   // In report_files' order, as staged.
   std::vector<std::string> texts = {report_markdown(context, cases), report_json(context, cases)};
   for (Plot& p : report_plots(context, cases)) texts.push_back(std::move(p.svg));
-  for (size_t i = 0; i < texts.size(); ++i)
-    if (Status s = outputs.write(i, {texts[i]}); !s) {
-      outputs.abandon();
-      return s;
-    }
+  // Checked again: a user's file may have appeared there during the run.
+  Status s = texts.size() == report_files(prefix).size()
+                 ? not_a_report(prefix)
+                 : Status::error("the report's texts do not match its files (a bug)");
+  for (size_t i = 0; s && i < texts.size(); ++i) s = outputs.write(i, {texts[i]});
+  if (!s) {
+    outputs.abandon();
+    return s;
+  }
   return outputs.commit();
 }
 

@@ -45,9 +45,10 @@ std::vector<std::string> report_files(const std::string& prefix);
 // plot (the user's notes.md, a project's doc: never clobbered).
 Status stage_report(const std::string& prefix, support::StagedOutputs* outputs);
 
-// Writes the report into outputs staged by stage_report and commits them:
-// all of them or none.
-Status write_report(support::StagedOutputs& outputs, const ReportContext& context,
+// Writes the report into the outputs stage_report(prefix) staged and
+// commits them: all of them or none (none if a file that is not a report
+// appeared at one of their paths meanwhile).
+Status write_report(const std::string& prefix, support::StagedOutputs& outputs, const ReportContext& context,
                     const std::vector<CaseResult>& cases);
 
 // The route auto takes for this case: what plan() picks from a database of

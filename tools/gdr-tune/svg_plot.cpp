@@ -86,16 +86,21 @@ struct Axis {
           if (std::log10(v) >= lo && std::log10(v) <= hi) out.push_back(v);
         }
       // A range between two digits (per-token times nearly flat in T, 0.101
-      // to 0.109 µs) had no tick at all (a review): its ends then, to 2
-      // significant digits.
+      // to 0.109 µs) had no tick at all (a review): two near its ends then,
+      // with the fewest significant digits that keep them inside it.
       if (out.size() < 2) {
         out.clear();
-        for (double at : {lo + 0.1 * (hi - lo), hi - 0.1 * (hi - lo)}) {
-          char buf[32];
-          std::snprintf(buf, sizeof buf, "%.2g", std::pow(10.0, at));
-          out.push_back(std::strtod(buf, nullptr));
-        }
-        if (out[0] == out[1]) out.pop_back();
+        for (double at : {lo + 0.1 * (hi - lo), hi - 0.1 * (hi - lo)})
+          for (int digits = 2; digits <= 6; ++digits) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.*g", digits, std::pow(10.0, at));
+            const double v = std::strtod(buf, nullptr);
+            if (std::log10(v) >= lo && std::log10(v) <= hi) {
+              out.push_back(v);
+              break;
+            }
+          }
+        if (out.size() == 2 && out[0] == out[1]) out.pop_back();
       }
       return out;
     }

@@ -14,7 +14,7 @@
 namespace gdr {
 
 // Which implementation computes the op.
-enum class Route {
+enum class Route {  // contiguous values (validate_options checks the range)
   Auto,             // the best available for the shape
   Recurrent,        // generated fused recurrence (decode, short T)
   Chunked,          // generated chunked WY prefill, best hand schedule
@@ -28,7 +28,7 @@ const char* route_name(Route route);
 bool parse_route(const std::string& name, Route* route);
 
 // How the kernels write final states and outputs (kernel_abi.h's gdr_state_stores).
-enum class StateStores {
+enum class StateStores {  // contiguous values, as Route
   Automatic,  // final states: streaming when the call's states outgrow its cores' L2
               // caches, except over the initial state (in place); outputs: when all the
               // call's data does (state_stores.cpp)
@@ -79,9 +79,9 @@ struct Kernel {
 Kernel any_shape_kernel(std::string name, gdr_kernel_fn fn, int64_t column_align, int max_threads,
                         std::function<int64_t(int64_t T, int64_t K, int64_t V)> scratch_floats = nullptr);
 
-// "" if `options` holds values of its types (enums from an integer cast by a
-// C caller or a binding are checked) and column_parts >= 0, else an error
-// naming the field. execute() and run() check it; so do the JIT's plan()
+// Success if `options` holds values of its types (enums from an integer
+// cast by a C caller or a binding are checked) and column_parts >= 0, else
+// an error naming the field. execute() and run() check it; so do the JIT's plan()
 // and warm_up().
 Status validate_options(const Options& options);
 

@@ -31,8 +31,9 @@ namespace gdr::compiler {
 // Bump when the entry layout or what a key means changes.
 constexpr uint32_t kDiskCacheFormatVersion = 2;  // 2: SHA-256 checksums and names
 
-// GDR_CACHE_DIR, else $XDG_CACHE_HOME/gdr (if absolute, as the XDG spec
-// says), else $HOME/.cache/gdr; "" (the
+// GDR_CACHE_DIR (a relative one made absolute now), else
+// $XDG_CACHE_HOME/gdr (if absolute, as the XDG spec says), else
+// $HOME/.cache/gdr; "" (the
 // cache is off) when GDR_CACHE_DIR is "off" or none of them is set.
 std::string disk_cache_dir_from_environment();
 
@@ -61,8 +62,10 @@ class DiskCache {
 
   // `description` names everything the caller's code depends on (route,
   // kernel variant, target); the key adds what every entry depends on: the
-  // format version, the LLVM version and a hash of gdr's code-generating
-  // sources, so an edited pass or schedule never reuses an old object.
+  // format version, the LLVM version, a hash of gdr's code-generating
+  // sources, so an edited pass or schedule never reuses an old object, and
+  // the Halide environment variables that change code (HL_LLVM_ARGS, which
+  // sets LLVM's global options for every route, HL_PERMIT_FAILED_UNROLL).
   std::string key_text(const std::string& description) const;
   std::string entry_path(const std::string& description) const;
 
@@ -79,9 +82,10 @@ class DiskCache {
   // makes the payload, `use` must accept it, and only then is it stored.
   using Build = std::function<Status(std::vector<char>* payload)>;
   using Use = std::function<Status(const std::vector<char>& payload)>;
-  // A refused entry is reported, and deleted once a fresh build has been
-  // accepted (a refusal the fresh build gets too is the process's, not the
-  // entry's: it stays). `name`, if
+  // A refused entry is reported and deleted once a fresh build has been
+  // accepted; when the fresh build is refused too, the refusal is the
+  // process's, not the entry's: the entry stays, unreported, and the
+  // build's error is returned. `name`, if
   // given, is what the verbosity-2 note says was compiled or loaded.
   Status load_or_build(const std::string& description, const Build& build, const Use& use,
                        const std::string& name = "") const;

@@ -40,7 +40,9 @@ std::string why_cpu_unknown(const std::string& triple, const std::string& cpu);
 // "" if each comma-separated item of `features` is +name or -name with a
 // name `triple`'s LLVM target knows, else why not ("'avx2' must start with
 // + or -", "unknown feature 'bogus' for x86_64"). LLVM reads a name without
-// a sign as disabled and only warns about one it does not know.
+// a sign as disabled and only warns about one it does not know. It points
+// stderr (fd 2) at /dev/null meanwhile, to keep LLVM's warning out: for a
+// tool's flag checks, before other threads write there.
 std::string why_features_bad(const std::string& triple, const std::string& features);
 
 // The target of gdr-compile's flags: the host when neither `triple` nor

@@ -93,13 +93,19 @@ std::vector<TuningRecord> merge_tuning_records(const std::vector<TuningRecord>& 
 // holds lines that do not parse (rewriting would drop them).
 Status read_tuning_db_to_replace(const std::string& path, std::vector<TuningRecord>* records);
 
+// The file a database path names: a symbolic link's target (through a chain
+// of links, each relative to its own folder), also one that does not exist
+// yet (a link made with the user's dotfiles before the first run); else
+// `path`.
+std::string tuning_db_file(const std::string& path);
+
 // Merges `fresh` into the database at `path` (merge_tuning_records) and
 // writes it, holding an exclusive lock (flock of `<path>.lock`, a file of
 // its own: the database is replaced by rename) from the read to the write,
 // so that two writers (gdr-tune runs tuning other shapes) keep each
 // other's records; waits while another holds it. A symbolic link is
-// followed: the file it names is locked and replaced. *merged: what was
-// written.
+// followed (tuning_db_file): the file it names is locked and replaced.
+// *merged: what was written.
 Status merge_into_tuning_db(const std::string& path, const std::vector<TuningRecord>& fresh,
                             std::vector<TuningRecord>* merged);
 

@@ -75,8 +75,8 @@ bool parse_variant(const std::string& text, Variant* v, std::string* error);
 std::string cache_description(const Variant& v, const Target& target);
 
 // The Halide part of a chunked kernel's or Halide runtime's description: the
-// Halide version, `halide_target` and the environment variables Halide
-// reads that change its code (HL_LLVM_ARGS, HL_PERMIT_FAILED_UNROLL).
+// Halide version and `halide_target` (the environment variables Halide
+// reads are in every key: DiskCache::key_text).
 std::string halide_description(const std::string& halide_target);
 
 // Calls of at most this many tokens are decode: the untuned recurrent
