@@ -47,9 +47,10 @@ std::string why_features_bad(const std::string& triple, const std::string& featu
 
 // The target of gdr-compile's flags: the host when neither `triple` nor
 // `cpu` is given; else `triple` (default: the host's) and `cpu` (default:
-// "generic") with that CPU's own features (or `features` when given) and the
-// widest vectors they have. Nothing of the host leaks into another CPU. An
-// unknown triple or CPU is an error.
+// "generic") with that CPU's own features, adjusted by `features` when given
+// (checked first: why_features_bad), and the widest vectors they have.
+// Nothing of the host leaks into another CPU. An unknown triple or CPU is
+// an error.
 Status target_for(const std::string& triple, const std::string& cpu, const std::string& features,
                   Target* target);
 
