@@ -267,7 +267,9 @@ std::string tuning_db_file(const std::string& path) {
     if (error) break;
     at = target.is_absolute() ? target : at.parent_path() / target;
   }
-  return at.lexically_normal().string();
+  // Not normalised as text: "dir/.." is for the kernel to resolve, from the
+  // folder a linked "dir" really is (a review: x.db written, sub/x.db meant).
+  return at.string();
 }
 
 Status merge_into_tuning_db(const std::string& given, const std::vector<TuningRecord>& fresh,

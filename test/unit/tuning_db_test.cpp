@@ -232,6 +232,15 @@ TEST_F(TuningDbTest, AMergeThroughASymbolicLinkReplacesTheFileItNames) {
   EXPECT_TRUE(fs::is_symlink(path("chain.db")));
   EXPECT_TRUE(fs::is_symlink(path("first.db")));
   EXPECT_EQ(read_ok(path("dots/new.db")).records.size(), 1u);
+  // A ".." in a link's target, under a linked folder: the folder the link
+  // really is, not the text's (sub/x.db, not x.db).
+  fs::create_directories(path("sub/real"));
+  ASSERT_EQ(::symlink("sub/real", path("lnk").c_str()), 0);
+  ASSERT_EQ(::symlink("../x.db", path("sub/real/db").c_str()), 0);
+  ASSERT_TRUE(merge_into_tuning_db(path("lnk/db"), {record("znver3", 0, 22, 2, Route::Recurrent, "w8-vt16-u1", 50)},
+                                   &merged));
+  EXPECT_TRUE(fs::exists(path("sub/x.db")));
+  EXPECT_FALSE(fs::exists(path("x.db")));
 }
 
 // Two records for one call (a hand-merged file): the earlier line is used
