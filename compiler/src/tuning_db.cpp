@@ -345,9 +345,8 @@ TuningDb::TuningDb(std::vector<TuningRecord> records, const Target& host)
     // Two records for one call (a hand-merged file; gdr-tune's merge never
     // writes them): the earlier line is used, and the later one named.
     std::vector<size_t>& same = index_[Key{r.route, r.K, r.V, r.decay, r.readouts, r.form, r.threads}];
-    const auto earlier = std::find_if(same.begin(), same.end(), [&](size_t j) {
-      return records_[j].T_min <= r.T_max && r.T_min <= records_[j].T_max;
-    });
+    const auto earlier =
+        std::find_if(same.begin(), same.end(), [&](size_t j) { return overlaps(records_[j], r); });
     if (earlier == same.end())
       same.push_back(i);
     else
