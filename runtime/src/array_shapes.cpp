@@ -67,8 +67,11 @@ Status shape_call(const ArrayShapes& a, const ArgumentName& name, ShapedCall* ca
   };
   if (vs != tensor(H, V)) return mismatch("value", vs, tensor(H, V), "B and T ");
   const Shape& ks = a.key;
-  const int64_t Hk = ks.size() == 4 ? ks[token_major ? 2 : 1] : 0;
-  if (ks.size() != 4 || ks != tensor(Hk, K)) return mismatch("key", ks, tensor(Hk, K), "");
+  if (ks.size() != 4)
+    return failed(name("key") + ": expected rank 4 [B, " + order + ", K]" + in_layout() + ", got shape " +
+                  shape_string(ks));
+  const int64_t Hk = ks[token_major ? 2 : 1];
+  if (ks != tensor(Hk, K)) return mismatch("key", ks, tensor(Hk, K), "");
   if (Hk == 0 || H % Hk != 0)
     return failed(name("key") + ": has " + num(Hk) + " heads, which does not divide value's " + num(H));
   if (Hq == 0 || (H % Hq != 0 && Hq % H != 0))

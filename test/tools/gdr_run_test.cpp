@@ -498,6 +498,29 @@ TEST_F(GdrRunTest, InPlaceUpdatesThePoolFile) {
   EXPECT_EQ(fs.data, std::vector<float>(in_place.initial_state.begin(), in_place.initial_state.end()));
 }
 
+// An existing final pool that --final-state-indices writes into, named
+// through a symbolic link, is updated where the link points, the link kept
+// (before, it was read through the link and written over the link itself,
+// the pool left as it was).
+TEST_F(GdrRunTest, AFinalPoolNamedThroughALinkIsWrittenThroughIt) {
+  ProblemOptions o{DecayRegime::NearOne, BetaRegime::Uniform, true, 41};
+  o.form.seqlens = {4, 6};
+  o.form.final_state_indices = {2, 0};
+  o.form.final_state_slots = 3;
+  Problem p = make_problem(1, 2, 0, 8, 8, o);
+  const Reference ref = reference_f64(p);
+  write_form(p);
+  write("pool.npy", {3, p.H, p.K, p.V}, p.final_state);  // row 1, which no sequence writes, kept
+  ASSERT_EQ(::symlink("pool.npy", path("link.npy").c_str()), 0);
+  RunResult r = run_in_folder("--query q.npy --key k.npy --value v.npy --decay d.npy --beta b.npy "
+                              "--initial-state s.npy --out out.npy --final-state link.npy " + form_flags(p));
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  struct stat st;
+  ASSERT_EQ(lstat(path("link.npy").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced";
+  EXPECT_LE(relative_error(outputs_from(p, "out.npy", "pool.npy"), ref), 1e-4);
+}
+
 // Files of no elements are given all the same: a pool of no slots that
 // every sequence's -1 skips, and index files of no sequences (cu_seqlens
 // [0]), whose call writes the whole final pool, zeros, not a header alone.

@@ -74,5 +74,20 @@ TEST(ArrayShapes, AZeroSizeIsNamedByItsArray) {
   }
 }
 
+// A key of another rank says the rank it needs, as query and value do
+// (before: "does not match the expected (2, 0, 5, 8)", a shape of 0 heads).
+TEST(ArrayShapes, AKeyOfAnotherRankIsNamedWithTheRank) {
+  for (const Layout layout : {Layout::HeadMajor, Layout::TokenMajor}) {
+    for (const Shape& key : {Shape{1, 3, 4}, Shape{4}, Shape{1, 2, 3, 4, 1}}) {
+      ArrayShapes a = sized(1, 2, 4, 4, layout);
+      a.key = key;
+      const Status s = shaped(a);
+      ASSERT_FALSE(s);
+      const std::string order = layout == Layout::HeadMajor ? "heads, T" : "T, heads";
+      EXPECT_EQ(s.message().rfind("key: expected rank 4 [B, " + order + ", K]", 0), 0u) << s.message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gdr

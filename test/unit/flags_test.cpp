@@ -35,7 +35,8 @@ TEST(Flags, RejectsWithTheFlagsName) {
   for (const Case& c : std::vector<Case>{{{"--b", "1"}, "unknown argument --b"},
                                          {{"--a", "1", "--a", "2"}, "--a given twice"},
                                          {{"--a"}, "--a needs a value"},
-                                         {{"--a", ""}, "--a: needs a value, got ''"}}) {
+                                         {{"--a", ""}, "--a: needs a value, got ''"},
+                                         {{"--a", "--n", "2"}, "--a: needs a value, got the flag --n"}}) {
     Flags f;
     Status s = parse(c.args, &f);
     ASSERT_FALSE(s) << c.must_mention;
@@ -44,7 +45,8 @@ TEST(Flags, RejectsWithTheFlagsName) {
 }
 
 TEST(Flags, RangeChecksIntegers) {
-  for (const char* bad : {"0", "101", "x", "9999999999999999999999"}) {
+  // Digits only: " 2" and "+2" ran as 2 (strtoll skips space, takes '+').
+  for (const char* bad : {"0", "101", "x", "9999999999999999999999", " 2", "+2", "2 ", "-", "0x2"}) {
     Flags f;
     ASSERT_TRUE(parse({"--n", bad}, &f));
     int64_t n = 7;
@@ -53,8 +55,11 @@ TEST(Flags, RangeChecksIntegers) {
     EXPECT_NE(s.message().find("--n"), std::string::npos);
     EXPECT_EQ(n, 7) << "left alone on error";
   }
+  int64_t negative = 0;
+  EXPECT_TRUE(parse_integer("-5", &negative));
+  EXPECT_EQ(negative, -5);
   // An empty item is refused, not dropped (--T 1,,2 ran T = 1 and 2).
-  for (const char* bad : {"1,x", "1,,2", "1,", ",1"}) {
+  for (const char* bad : {"1,x", "1,,2", "1,", ",1", "1, 2"}) {
     Flags f;
     ASSERT_TRUE(parse({"--list", bad}, &f));
     std::vector<int64_t> list;

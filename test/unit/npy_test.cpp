@@ -174,17 +174,22 @@ TEST(Npy, HeaderGrammarIsNumpys) {
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 1,)}", "malformed"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,,2)}", "non-integer"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2)}", "not a tuple"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", "not a string, True, False or a tuple"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", "'shape' is not a tuple"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (02,)}", "leading zero"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2_,)}", "malformed"},
-      {"{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", "not a string, True, False"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 'x'}", "keys besides"},
+      {"{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", "'fortran_order' is not True or False"},
+      {"{'descr': '<f4', 'fortran_order': 'no', 'shape': (2,)}", "'fortran_order' is not True or False"},
+      {"{'descr': 4, 'fortran_order': False, 'shape': (2,)}", "'descr' is not a string"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': '(2,)'}", "'shape' is not a tuple"},
+      // An unknown key is named as such (its value's type was, garbled).
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 'x'}", "has the key 'extra'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "has the key 'x'"},
       {"{'descr': '<f4', 'shape': (2,)}", "no fortran_order"},
       {"{'descr': '<f4' 'fortran_order': False, 'shape': (2,)}", "expected ','"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x", "text after the dict"},
       {"{'descr': '<f\\x34', 'fortran_order': False, 'shape': (2,)}", "escape"},
       {"'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", "does not start with '{'"},
-      {"{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,)}", "not a string, True, False"},
+      {"{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,)}", "'fortran_order' is not True or False"},
   };
   for (const auto& [dict, must_mention] : refused) {
     Array a;

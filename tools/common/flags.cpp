@@ -23,7 +23,10 @@ bool answered_help_or_version(const Flags& flags, const char* usage, const std::
 }
 
 bool parse_integer(const std::string& text, int64_t* out) {
-  if (text.empty()) return false;
+  // Digits after an optional '-': strtoll alone would also skip leading
+  // white space and take a '+'.
+  const size_t digits = text.rfind('-', 0) == 0 ? 1 : 0;
+  if (text.size() == digits || text.find_first_not_of("0123456789", digits) != std::string::npos) return false;
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
@@ -62,6 +65,10 @@ Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, F
     if (!known.count(flag)) return Status::error("unknown argument " + flag + " (see --help)");
     if (i + 1 >= argc) return Status::error(flag + " needs a value");
     if (argv[i + 1][0] == '\0') return Status::error(flag + ": needs a value, got ''");
+    // `--out --threads 2` wrote a file named --threads: a forgotten value.
+    if (known.count(argv[i + 1]))
+      return Status::error(flag + ": needs a value, got the flag " + argv[i + 1] + " (a file of that name: ./" +
+                           argv[i + 1] + ")");
     if (flags->has(flag)) return Status::error(flag + " given twice");
     flags->values_[flag] = argv[++i];
   }

@@ -47,7 +47,8 @@ class Flags {
 // --version, and says whether it did (the tool then exits with kExitOk).
 bool answered_help_or_version(const Flags& flags, const char* usage, const std::string& tool);
 
-// A whole decimal integer of int64_t's range; false otherwise.
+// A whole decimal integer of int64_t's range (digits after an optional
+// '-'); false otherwise.
 bool parse_integer(const std::string& text, int64_t* out);
 
 // "a,b,,c" -> {"a", "b", "", "c"} (with ',' the separator): an empty item

@@ -33,21 +33,21 @@ class HeaderParser {
       if (take('}')) break;  // trailing comma
       std::string key;
       if (Status s = string(&key); !s) return s;
+      if (key != "descr" && key != "fortran_order" && key != "shape")
+        return error("has the key '" + key + "' (numpy's has only 'descr', 'fortran_order' and 'shape')");
       if (!take(':')) return error("expected ':' after '" + key + "'");
       skip_space();
-      if (peek() == '(') {
-        std::vector<int64_t> tuple;
-        if (Status s = int_tuple(&tuple); !s) return s;
-        if (key == "shape") *shape = tuple, *has_shape = true;
-        else return error("'" + key + "' cannot be a tuple");
-      } else if (peek() == '\'' || peek() == '"') {
-        std::string value;
-        if (Status s = string(&value); !s) return s;
-        (*strings)[key] = value;
+      if (key == "shape") {
+        if (peek() != '(') return error("'shape' is not a tuple");
+        if (Status s = int_tuple(shape); !s) return s;
+        *has_shape = true;
+      } else if (key == "descr") {
+        if (peek() != '\'' && peek() != '"') return error("'descr' is not a string");
+        if (Status s = string(&(*strings)[key]); !s) return s;
       } else if (word("True") || word("False")) {
         (*bools)[key] = last_word_ == "True";
       } else {
-        return error("the value of '" + key + "' is not a string, True, False or a tuple");
+        return error("'fortran_order' is not True or False");
       }
     }
     skip_space();
@@ -140,8 +140,6 @@ Status parse_header(const std::string& header, std::vector<int64_t>* shape, std:
   if (!has_shape) return Status::error("header has no shape tuple");
   if (!strings.count("descr")) return Status::error("header has no descr");
   if (!bools.count("fortran_order")) return Status::error("header has no fortran_order");
-  if (strings.size() + bools.size() != 2)
-    return Status::error("header has keys besides 'descr', 'fortran_order' and 'shape'");
   if (bools["fortran_order"]) return Status::error("array is in Fortran order; only C order is supported");
   *descr = strings["descr"];
   return Status::success();

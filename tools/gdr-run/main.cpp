@@ -40,10 +40,16 @@ const char kUsage[] =
     "               [--in-place 1: --final-state may be the --initial-state file, updated]\n"
     "               [--route auto|recurrent|chunked|chunked-autoschedule|reference|\n"
     "                        baseline-two-pass|baseline-chunked]\n"
-    "               [--threads N] [--explain 1: print which route and schedule ran]\n"
+    "               [--threads N (1..1024; absent: every core, fewer for tiny calls)]\n"
+    "               [--explain 1: print which route and schedule ran]\n"
     "  Shapes decide the form: query has Hq heads, key Hk, value H (Hk divides H; Hq divides\n"
     "  H or is a multiple of it), decay of rank 4 is channelwise, of rank 3 scalar; states\n"
     "  are [N or pool rows, H, K, V]; out gets max(Hq, H) heads in the layout given.\n"
+    "  Files: .npy, C order, little-endian; tensors float32 (<f4), offsets and indices\n"
+    "  int32 or int64. The route defaults to auto. With --final-state-indices an existing\n"
+    "  --final-state file is the pool written into (rows no sequence writes keep their\n"
+    "  contents); a new one is zeros as large as the initial pool, else N rows.\n"
+    "  Environment: GDR_CACHE_DIR (kernel cache folder; off: none), GDR_VERBOSE (0..2).\n"
     "       gdr-run --version\n";
 
 int fail(int code, const std::string& message) { return gdr::tools::error_line("gdr-run", code, message); }
@@ -105,7 +111,7 @@ int run(int argc, char** argv) {
 
   gdr::Options options;
   if (args.count("--route") && !gdr::parse_route(args["--route"], &options.route))
-    return usage_error("--route: unknown route '" + args["--route"] + "'");
+    return usage_error("--route: unknown route '" + args["--route"] + "' (see --help)");
   int64_t threads = 0, explain = 0, in_place = 0;
   for (gdr::Status s : {flags.integer("--threads", 1, 1024, &threads), flags.integer("--explain", 0, 1, &explain),
                         flags.integer("--in-place", 0, 1, &in_place)})
@@ -123,6 +129,7 @@ int run(int argc, char** argv) {
   // The one exception: with --in-place 1, --final-state may be the
   // --initial-state file, which is then the one pool read and written.
   bool same_pool = false;
+  const bool final_indexed = args.count("--final-state-indices") != 0;
   gdr::support::StagedOutputs outputs;
   for (const char* output : {"--out", "--final-state"}) {
     std::vector<const char*> inputs(std::begin(float_inputs), std::end(float_inputs));
@@ -137,16 +144,19 @@ int run(int argc, char** argv) {
       return usage_error(named(output) + " is the same file as " + named(input) +
                          ": gdr-run never overwrites an input" + (pool ? " (but with --in-place 1)" : ""));
     }
-    // The one pool, updated in place: written where it is, through a
-    // symbolic link that names it (a rename over the link would replace
-    // the link and leave the pool as it was).
+    // A pool read and then written (the one pool in place, or an existing
+    // --final-state that --final-state-indices writes into) is written
+    // where it is, through a symbolic link that names it (a rename over the
+    // link would replace the link and leave the pool as it was).
     std::string target = args[output];
-    if (same_pool && std::string(output) == "--final-state") {
-      std::error_code ec, ec_initial;
+    std::error_code ec, ec_initial;
+    if (std::string(output) == "--final-state" &&
+        (same_pool || (final_indexed && std::filesystem::exists(target, ec)))) {
       const std::filesystem::path resolved = std::filesystem::canonical(target, ec);
       if (!ec) target = resolved.string();
       // Two hard links of one file: the rename would replace one name only.
-      if (!ec && std::filesystem::canonical(args["--initial-state"], ec_initial) != resolved && !ec_initial)
+      if (same_pool && !ec && std::filesystem::canonical(args["--initial-state"], ec_initial) != resolved &&
+          !ec_initial)
         return usage_error(named(output) + " and " + named("--initial-state") +
                            " are two names (hard links) of one file: in place, give the same name for both "
                            "(the pool is replaced through a new file, which would part the names)");
@@ -176,7 +186,6 @@ int run(int argc, char** argv) {
   if (initial) shapes.initial_state = initial->shape;
   if (args.count("--cu-seqlens")) shapes.cu_seqlens = ints["--cu-seqlens"].shape;
   if (args.count("--initial-state-indices")) shapes.initial_state_indices = ints["--initial-state-indices"].shape;
-  const bool final_indexed = args.count("--final-state-indices") != 0;
   if (final_indexed) shapes.final_state_indices = ints["--final-state-indices"].shape;
   shapes.layout = layout;
   shapes.in_place = in_place == 1;
