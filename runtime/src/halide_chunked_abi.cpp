@@ -141,13 +141,19 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
   // In place, an odd number of chunks would have the first read and write
   // final_state: it reads a copy in scratch instead.
   const bool in_place = a->initial_state == a->final_state;
-  const bool copy_first = in_place && chunks % 2 == 1 && chunks > 0;
+  const bool copy_first = in_place && chunks % 2 == 1;
   // More than one chunk carries the state through scratch. Halide would take
   // a null scratch for a bounds query (return 0, compute nothing), and a short
   // one would be overrun: refuse both, with the recurrent kernels' code 2.
   if ((chunks > 1 || copy_first) &&
-      (!a->scratch || a->scratch_floats < halide_chunked_scratch_floats(T, K, V)))
+      (!a->scratch || a->scratch_floats < halide_chunked_scratch_floats(T, K, V))) {
+    char message[160];
+    std::snprintf(message, sizeof message, "chunked kernel: needs scratch of %lld floats, got %lld",
+                  static_cast<long long>(halide_chunked_scratch_floats(T, K, V)),
+                  static_cast<long long>(a->scratch ? a->scratch_floats : 0));
+    record_error(message);
     return 2;
+  }
   // Query and out: readout g of the state head at + g * <tensor>_readout_stride.
   // One readout's stride is never used (head-major it is T·K, which may
   // exceed int32): 0 then.

@@ -65,6 +65,11 @@ void vectorize_if(Stage s, VarOrRVar x, int vec) {
 // `strip`, a wrapper of the right-hand side for f, the column tiles are the
 // outer loop and each tile's columns of the right-hand side are copied into
 // `strip` (contiguous) once for all its rows.
+// The loop over the column tiles of schedule_product's result (Halide names
+// a loop by its Var's name): what a producer computed per column tile is
+// computed at.
+const char kColumnTiles[] = "co";
+
 Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int row_extent,
                       int width, int vectors, int tile_rows, Func output = Func(), int row_min = 0,
                       Func strip = Func()) {
@@ -73,7 +78,7 @@ Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int ro
   // An output Func that only copies f is tiled itself; otherwise a wrapper
   // at root holds the result for the consumers.
   Func result = output.defined() ? output : f.in();
-  Var co("co"), ro("ro"), ci("ci"), ri("ri"), cv("cv"), cl("cl");
+  Var co(kColumnTiles), ro("ro"), ci("ci"), ri("ri"), cv("cv"), cl("cl");
   // The columns computed may be a part of col_extent (a column part of a
   // head), but the storage is always col_extent wide: a constant size, so
   // small results go on the stack instead of a halide_malloc per call.
@@ -122,8 +127,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s, const Target& t
   const int K = g.K, V = g.V, C = g.C, W = s.vector_width;
   const int rows = chunked_tile_rows(target);
   const int vk = column_tile(K, W, 1).vec, vv = column_tile(V, W, 1).vec;
-  const int vc = W;                              // C >= 16 >= W
-  const int vj = std::min(W, kSubBlock);
+  const int vc = W;  // over the chunk's C >= kSubBlock = 16 >= W columns
   Var r = g.r, v = g.v, i = g.i, j = g.j, jl = g.jl, il = g.il, bI = g.bI, bJ = g.bJ;
   RVar rk = g.rk.x, rc = g.rc.x;
 
@@ -155,14 +159,14 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s, const Target& t
   RVar rko("rko"), rki("rki");
   const int channels = std::min(16, K);
   g.diag.compute_root();
-  g.diag.vectorize(jl, vj);
+  g.diag.vectorize(jl, vc);
   g.diag.update()
       .split(rk, rko, rki, channels)
       .reorder(jl, g.e, rki, il, rko, bI)
-      .vectorize(jl, vj)
+      .vectorize(jl, vc)
       .unroll(g.e);
-  g.pair_decay.compute_at(g.diag, rko).vectorize(jl, vj);
-  g.pair_decay.update().reorder(jl, r, g.rp.x, bI).vectorize(jl, vj);
+  g.pair_decay.compute_at(g.diag, rko).vectorize(jl, vc);
+  g.pair_decay.update().reorder(jl, r, g.rp.x, bI).vectorize(jl, vc);
   g.k_t.compute_root().vectorize(j, vc);
 
   // Pairs across sub-blocks: a product over K, two results per tile.
@@ -172,7 +176,7 @@ void apply_hand_schedule(ChunkedAlgorithm& g, const Schedule& s, const Target& t
     // when key and query shared them as a Tuple).
     Func off = schedule_product(g.off, j, i, rk, C - kSubBlock, C - kSubBlock, W,
                                 std::max(1, kTileVectors / 2), rows, Func(), kSubBlock);
-    g.xf.compute_at(off, Var("co"));
+    g.xf.compute_at(off, Var(kColumnTiles));
     vectorize_if(g.xf, r, vk);
   }
   for (Func f : {g.a, g.aqk}) f.compute_root().vectorize(j, vc);

@@ -1,7 +1,7 @@
 #include "gdr/schedules/schedule.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <iterator>
 
 namespace gdr::schedules {
@@ -19,13 +19,24 @@ std::string Schedule::str() const {
   return "c" + std::to_string(chunk) + "-w" + std::to_string(vector_width);
 }
 
+namespace {
+
+// The whole of [begin, end) as an int of its range (sscanf's %d is
+// undefined past it).
+bool whole_int(const char* begin, const char* end, int* out) {
+  const auto [stop, error] = std::from_chars(begin, end, *out);
+  return error == std::errc() && stop == end;
+}
+
+}  // namespace
+
 bool parse_schedule(const std::string& text, Schedule* schedule, std::string* error) {
   Schedule s;
-  int used = 0;
-  // Only the canonical text (str() gives it back): sscanf alone would also
-  // take "c 16-w8", "c+16-w8" or "c016-w08".
-  if (std::sscanf(text.c_str(), "c%d-w%d%n", &s.chunk, &s.vector_width, &used) != 2 ||
-      used != static_cast<int>(text.size()) || s.str() != text) {
+  const size_t dash = text.find("-w");
+  // Only the canonical text (str() gives it back): not "c016-w08".
+  if (text.rfind('c', 0) != 0 || dash == std::string::npos ||
+      !whole_int(text.data() + 1, text.data() + dash, &s.chunk) ||
+      !whole_int(text.data() + dash + 2, text.data() + text.size(), &s.vector_width) || s.str() != text) {
     *error = "schedule '" + text + "' is not of the form c<chunk>-w<vector width>, e.g. c64-w16";
     return false;
   }

@@ -122,6 +122,8 @@ TEST(ChunkedAot, RefusesMissingOrShortScratch) {
   a.scratch = scratch.data();
   a.scratch_floats = 24 * 40 - 1;
   EXPECT_EQ(gdr_aot_entry(&a), 2);
+  // With its reason, as code 3 has (execute() had only "failed with code 2").
+  EXPECT_STREQ(gdr_halide_chunked_error(), "chunked kernel: needs scratch of 960 floats, got 959");
   EXPECT_TRUE(std::all_of(p.out.begin(), p.out.end(), [](float x) { return std::isnan(x); }));
   a.scratch_floats = 24 * 40;
   EXPECT_EQ(gdr_aot_entry(&a), 0);

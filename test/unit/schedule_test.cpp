@@ -30,6 +30,9 @@ TEST(Schedule, RejectsOutOfRangeKnobsAndBadText) {
                {"c 16-w8", "not of the form"},
                {"c+16-w+8", "not of the form"},
                {"c016-w08", "not of the form"},
+               {"c4294967312-w8", "not of the form"},  // past int: undefined for sscanf
+               {"c16-w99999999999", "not of the form"},
+               {"c-16-w8", "chunk must be"},
                {"", "not of the form"}};
   for (const Bad& c : cases) {
     Schedule s;

@@ -19,14 +19,15 @@ using HalideChunkedFn = int (*)(halide_buffer_t* query, halide_buffer_t* key,
                                 halide_buffer_t* beta, halide_buffer_t* state_in,
                                 halide_buffer_t* out, halide_buffer_t* state_out);
 
-// Runs `fn` (built for chunk size `chunk`) over the heads and columns of `a`,
-// one call per chunk, carrying the state through final_state and one K x V
-// scratch buffer so that the last chunk writes final_state. Returns 0, 2 if
-// the call needs scratch (T spans several chunks, or in place over an odd
-// number of chunks, one included) and it is missing or shorter than
-// halide_chunked_scratch_floats, 3 if a buffer would span more than Halide's
-// 2^31 - 1 elements in a dimension (readouts, a chunk of rows, K x V;
-// refused before anything is written), or Halide's error code (the message in halide_chunked_error()),
+// Runs `fn` (built for chunk size `chunk`) over the task `a` (one head of one
+// sequence, columns [v_begin, v_end)), one call per chunk, carrying the
+// state through final_state and one K x V scratch buffer so that the last
+// chunk writes final_state. Returns 0, 2 if the call needs scratch (T spans
+// several chunks, or in place over an odd number of chunks, one included)
+// and it is missing or shorter than halide_chunked_scratch_floats, 3 if a
+// buffer would span more than Halide's 2^31 - 1 elements in a dimension
+// (readouts, a chunk of rows, K x V; refused before anything is written),
+// or Halide's error code (each with its message in halide_chunked_error()),
 // which is how another K, V, decay kind or number of readouts than the
 // pipeline's is refused (its buffers' constraints) once there are tokens:
 // at T = 0 no pipeline runs, and the K x V state the arguments say is copied.

@@ -60,7 +60,7 @@ inline const CompiledKernel& compile_chunked(int64_t K, int64_t V, const schedul
 }
 
 // Compiles again, outside compile_chunked's process-wide cache (the disk
-// cache still applies): each call takes one more of the 64 entry slots.
+// cache still applies).
 CompiledKernel compile_chunked_uncached(const ChunkedSpec& spec);
 
 // A route runner for `spec` with K, V and the form taken from each call's tensors:
