@@ -1,5 +1,6 @@
 #include "gdr/compiler/settings.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 
@@ -44,9 +45,20 @@ std::string current_tuning_db_path() {
   return s ? s->tuning_db_path : default_tuning_db_path();
 }
 
+Status verbosity_from_environment(int* verbosity) {
+  const char* env = std::getenv("GDR_VERBOSE");
+  const std::string text = env ? env : "";
+  *verbosity = 1;
+  if (text == "0" || text == "1" || text == "2") *verbosity = text[0] - '0';
+  else if (!text.empty()) return Status::error("GDR_VERBOSE: expected 0, 1 or 2, got '" + text + "'");
+  return Status::success();
+}
+
 int current_verbosity() {
-  const std::optional<Settings> s = current();
-  return s ? s->verbosity : 1;
+  if (const std::optional<Settings> s = current()) return s->verbosity;
+  int verbosity = 1;
+  verbosity_from_environment(&verbosity);
+  return verbosity;
 }
 
 }  // namespace gdr::compiler

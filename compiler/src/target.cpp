@@ -79,6 +79,13 @@ std::string why_triple_unknown(const std::string& triple) {
   return "no LLVM target for " + triple + ": " + error;
 }
 
+std::string why_triple_not_served(const std::string& triple) {
+  const llvm::Triple t(llvm::Triple::normalize(triple));
+  const bool arch = t.getArch() == llvm::Triple::x86_64 || t.getArch() == llvm::Triple::aarch64;
+  if (arch && t.isOSBinFormatELF() && !t.isX32() && t.getEnvironment() != llvm::Triple::GNUILP32) return "";
+  return "gdr builds kernels for 64-bit little-endian ELF targets (x86-64 and aarch64), not " + triple;
+}
+
 std::string why_cpu_unknown(const std::string& triple, const std::string& cpu) {
   if (std::string why = why_triple_unknown(triple); !why.empty()) return why;
   std::string error;

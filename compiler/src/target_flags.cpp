@@ -30,7 +30,8 @@ Status check_features(const TargetFlags& f, const std::string& triple) {
 Status resolve_target(const TargetFlags& f, Target* target) {
   if (f.target.empty() || (f.target == "host" && f.cpu.empty() && f.triple.empty())) {
     if (!f.triple.empty())
-      if (std::string why = why_triple_unknown(f.triple); !why.empty()) return Status::error("--triple: " + why);
+      for (const std::string& why : {why_triple_unknown(f.triple), why_triple_not_served(f.triple)})
+        if (!why.empty()) return Status::error("--triple: " + why);
     if (Status s = check_features(f, f.triple); !s) return s;
     return cpu_or_triple("--triple", f.cpu, target_for(f.triple, f.cpu, f.features, target));
   }
@@ -63,6 +64,7 @@ Status resolve_target(const TargetFlags& f, Target* target) {
                          ", an x86-64 or aarch64 CPU name such as haswell or cortex-a76, or an LLVM "
                          "triple such as aarch64-linux-gnu)");
   }
+  if (std::string why = why_triple_not_served(f.target); !why.empty()) return Status::error("--target: " + why);
   if (Status s = check_features(f, f.target); !s) return s;
   return cpu_or_triple("--target", f.cpu, target_for(f.target, f.cpu, f.features, target));
 }

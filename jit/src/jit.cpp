@@ -1,6 +1,5 @@
 #include "gdr/jit.h"
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "gdr/compiler/chunked.h"
@@ -49,14 +48,7 @@ Status resolve(const Options& options, compiler::Settings* settings) {
     return Status::error("verbosity: expected 0, 1 or 2 (or < 0 for $GDR_VERBOSE), got " +
                          std::to_string(options.verbosity));
   settings->verbosity = options.verbosity;
-  if (settings->verbosity < 0) {
-    const char* env = std::getenv("GDR_VERBOSE");
-    const std::string text = env ? env : "";
-    if (text.empty()) settings->verbosity = 1;
-    else if (text == "0" || text == "1" || text == "2") settings->verbosity = text[0] - '0';
-    else return Status::error("GDR_VERBOSE: expected 0, 1 or 2, got '" + text + "'");
-  }
-  return Status::success();
+  return settings->verbosity < 0 ? compiler::verbosity_from_environment(&settings->verbosity) : Status::success();
 }
 
 bool is_planned(Route route) {

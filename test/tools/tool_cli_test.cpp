@@ -199,9 +199,31 @@ TEST_F(ToolCliTest, OptOutputIsWrittenOnlyWhenTheRunSucceeds) {
 }
 
 TEST_F(ToolCliTest, TuneUsageErrors) {
-  const Result r = run(GDR_TUNE_PATH, "--T 0 --report " + path("r/tune") + " --db " + path("db"));
+  Result r = run(GDR_TUNE_PATH, "--T 0 --report " + path("r/tune") + " --db " + path("db"));
   EXPECT_EQ(r.exit_code, tools::kExitUsage) << r.err;
   EXPECT_EQ(r.err.rfind("gdr-tune: --T: ", 0), 0u) << r.err;
+  // GDR_CACHE_DIR=off is set, and leaves no default database (the message
+  // said none of the variables was set).
+  r = run("GDR_CACHE_DIR=off " + std::string(GDR_TUNE_PATH), "--report " + path("r/tune"));
+  EXPECT_EQ(r.exit_code, tools::kExitUsage) << r.err;
+  EXPECT_EQ(r.err, "gdr-tune: --db: not given, and GDR_CACHE_DIR=off leaves no default (tuning.db in the cache "
+                   "folder)\n");
+}
+
+// Every tool that compiles reads GDR_VERBOSE and refuses a bad one (gdr-compile
+// and gdr-tune ignored it: only the tools that install the JIT read it).
+TEST_F(ToolCliTest, ABadVerbosityIsAUsageError) {
+  const std::pair<const char*, std::string> runs[] = {
+      {GDR_COMPILE_PATH, "--route recurrent --K 8 --V 8 --out " + path("v")},
+      {GDR_TUNE_PATH, "--K 8 --V 8 --report " + path("r/tune") + " --db " + path("db")},
+      {GDR_RUN_PATH, "--query q --key k --value v --decay d --beta b --out o --final-state f"},
+      {GDR_BENCH_PATH, "--impl auto --K 8 --V 8 --T 1 --H 1 --threads 1 --seconds 0.01"}};
+  for (const auto& [tool, args] : runs) {
+    const Result r = run(std::string("GDR_VERBOSE=5 ") + tool, args);
+    EXPECT_EQ(r.exit_code, tools::kExitUsage) << tool << ": " << r.err;
+    EXPECT_NE(r.err.find("GDR_VERBOSE: expected 0, 1 or 2, got '5'"), std::string::npos) << tool << ": " << r.err;
+  }
+  EXPECT_FALSE(std::ifstream(path("v.o")).good());
 }
 #endif
 

@@ -26,6 +26,7 @@
 #include "gdr/compiler/kernel_header.h"
 #include "gdr/compiler/object_kernel_info.h"
 #include "gdr/compiler/recurrent.h"
+#include "gdr/compiler/settings.h"
 #include "gdr/compiler/shared_object.h"
 #include "gdr/compiler/static_library.h"
 #include "gdr/compiler/target.h"
@@ -451,6 +452,9 @@ int main(int argc, char** argv) {
   gdr::tools::Flags flags;
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return usage_error(s.message());
   if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-compile")) return gdr::tools::kExitOk;
+  int verbosity = 1;  // refused here, before any work; the compiler reads it again
+  if (gdr::Status s = gdr::compiler::verbosity_from_environment(&verbosity); !s)
+    return usage_error(s.message());
   Args args = flags.all();
   if (args.count("--runtime")) {
     for (const auto& [flag, value] : args)

@@ -27,6 +27,7 @@
 #include "../common/peak.h"
 #include "candidates.h"
 #include "crossover.h"
+#include "gdr/compiler/settings.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/toolchain.h"
 #include "gdr/compiler/tuning_db.h"
@@ -149,6 +150,8 @@ Config parse_args(int argc, char** argv) {
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-tune")) std::exit(gdr::tools::kExitOk);
+  int verbosity = 1;  // refused here, before any work; the compiler reads it again
+  if (gdr::Status s = gdr::compiler::verbosity_from_environment(&verbosity); !s) die(s.message());
   Config c;
   gdr::tune::TuneOptions& o = c.tune;
   constexpr int64_t kMaxSize = int64_t(1) << 20;
@@ -203,7 +206,10 @@ Config parse_args(int argc, char** argv) {
   }
   c.report = flags.get("--report", c.report);
   c.db = flags.has("--db") ? flags.get("--db") : gdr::compiler::default_tuning_db_path();
-  if (c.db.empty()) die("--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME (absolute), HOME is set");
+  if (c.db.empty())
+    die(std::getenv("GDR_CACHE_DIR") && std::string(std::getenv("GDR_CACHE_DIR")) == "off"
+            ? "--db: not given, and GDR_CACHE_DIR=off leaves no default (tuning.db in the cache folder)"
+            : "--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME (absolute), HOME is set");
   check_memory(c);
   // None of the report's files the database (read back after the report
   // is written, it would be the report).

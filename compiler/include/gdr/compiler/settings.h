@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "gdr/status.h"
+
 namespace gdr::compiler {
 
 struct Settings {
@@ -28,7 +30,12 @@ std::string current_cache_dir();
 // default_tuning_db_path() (read at each call).
 std::string current_tuning_db_path();
 
-// The verbosity set, else 1.
+// GDR_VERBOSE into *verbosity: 0, 1 or 2, 1 when unset or empty; any other
+// value is an error naming it (*verbosity then 1).
+Status verbosity_from_environment(int* verbosity);
+
+// The verbosity set, else GDR_VERBOSE's (gdr-compile and gdr-tune refuse a
+// bad one at start).
 int current_verbosity();
 
 }  // namespace gdr::compiler

@@ -34,6 +34,9 @@ int vector_registers(const Target& target);
 
 // "" if LLVM (as initialised here) has a target for `triple`, else why.
 std::string why_triple_unknown(const std::string& triple);
+// "" if the kernels for `triple` are ones the runtime loads and runs: x86-64
+// or little-endian aarch64, 64-bit pointers, ELF objects; else why.
+std::string why_triple_not_served(const std::string& triple);
 // "" if LLVM knows `cpu` for `triple` ("" is its generic CPU), else why.
 std::string why_cpu_unknown(const std::string& triple, const std::string& cpu);
 
