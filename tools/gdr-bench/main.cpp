@@ -71,8 +71,9 @@ struct Record {
 };
 
 const char kUsage[] =
-    "usage: gdr-bench [--impl a,b,...] [--T 1,512] [--H 32] [--B 1] [--K 128] [--V 128]\n"
-    "                 [--threads 1,2: at most this machine's CPUs] [--seconds S per case] [--json FILE]\n"
+    "usage: gdr-bench [--impl a,b,... (recurrent,chunked,baseline-two-pass,baseline-chunked)]\n"
+    "                 [--T 1,128,512,2048] [--H 16,32] [--B 1] [--K 128] [--V 128]\n"
+    "                 [--threads 1,2: at most this machine's CPUs] [--seconds S per case (2)] [--json FILE]\n"
     "                 [--shapes 'K=256,V=256,H=16;K=64,V=64,H=32': every shape in one run and one\n"
     "                  table; each sets some of B, H, K, V, T, Hk, Hq, decay, layout, in_place and\n"
     "                  seqlens=300/17/1, the other flags the rest: 'layout=bhtd;layout=bthd']\n"
