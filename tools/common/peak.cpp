@@ -2,7 +2,11 @@
 
 #include "gdr/thread_pool.h"
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#else
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +21,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-#if defined(__AVX512F__)
+#if defined(__aarch64__)
+using Vec = float32x4_t;  // NEON (a cross build for a board)
+constexpr int kBits = 128;
+inline Vec fma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+inline Vec add(Vec a, Vec b) { return vaddq_f32(a, b); }
+inline Vec splat(float x) { return vdupq_n_f32(x); }
+#elif defined(__AVX512F__)
 using Vec = __m512;
 constexpr int kBits = 512;
 inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
