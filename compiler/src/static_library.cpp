@@ -6,6 +6,7 @@
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <functional>
 #include <memory>
 
 namespace gdr::compiler {
@@ -42,24 +43,32 @@ Status write_static_library(const std::vector<ArchiveInput>& inputs, const std::
   return Status::success();
 }
 
-Status object_architecture(const std::string& path, std::string* arch) {
+namespace {
+
+// Calls `each` with the object at `path`, or with each object member of the
+// archive there, until it returns true; an error if `path` is neither or
+// holds no object.
+Status visit_objects(const std::string& path, const std::function<bool(const llvm::object::ObjectFile&)>& each) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) return Status::error("cannot read " + path + ": " + buffer.getError().message());
-  auto object_arch = [](llvm::MemoryBufferRef ref, std::string* out) {
+  // Whether `ref` is an object (then visited; *stop: each's answer).
+  auto visit = [&](llvm::MemoryBufferRef ref, bool* stop) {
     auto object = llvm::object::ObjectFile::createObjectFile(ref);
     if (!object) {
       llvm::consumeError(object.takeError());
       return false;
     }
-    *out = llvm::Triple::getArchTypeName((*object)->getArch()).str();
+    *stop = each(**object);
     return true;
   };
-  if (object_arch((*buffer)->getMemBufferRef(), arch)) return Status::success();
+  bool stop = false;
+  if (visit((*buffer)->getMemBufferRef(), &stop)) return Status::success();
   auto archive = llvm::object::Archive::create((*buffer)->getMemBufferRef());
   if (!archive) {
     llvm::consumeError(archive.takeError());
     return Status::error(path + " is neither an object nor an archive");
   }
+  bool any = false;
   llvm::Error error = llvm::Error::success();
   for (const llvm::object::Archive::Child& child : (*archive)->children(error)) {
     auto ref = child.getMemoryBufferRef();
@@ -67,13 +76,37 @@ Status object_architecture(const std::string& path, std::string* arch) {
       llvm::consumeError(ref.takeError());
       continue;
     }
-    if (object_arch(*ref, arch)) {
-      llvm::consumeError(std::move(error));
-      return Status::success();
-    }
+    any = visit(*ref, &stop) || any;
+    if (stop) break;
   }
   llvm::consumeError(std::move(error));
-  return Status::error(path + " holds no object");
+  return any ? Status::success() : Status::error(path + " holds no object");
+}
+
+}  // namespace
+
+Status object_architecture(const std::string& path, std::string* arch) {
+  return visit_objects(path, [&](const llvm::object::ObjectFile& object) {
+    *arch = llvm::Triple::getArchTypeName(object.getArch()).str();
+    return true;
+  });
+}
+
+Status defines_symbol(const std::string& path, const std::string& symbol, bool* defined) {
+  *defined = false;
+  return visit_objects(path, [&](const llvm::object::ObjectFile& object) {
+    for (const llvm::object::SymbolRef& s : object.symbols()) {
+      llvm::Expected<uint32_t> flags = s.getFlags();
+      llvm::Expected<llvm::StringRef> name = s.getName();
+      if (!flags || !name) {
+        llvm::consumeError(flags.takeError());
+        llvm::consumeError(name.takeError());
+        continue;
+      }
+      if (!(*flags & llvm::object::SymbolRef::SF_Undefined) && *name == symbol) return *defined = true;
+    }
+    return false;
+  });
 }
 
 }  // namespace gdr::compiler

@@ -433,6 +433,12 @@ TEST_F(GdrCompileTest, LibrariesOfEitherRoute) {
   r = compile(std::string(kChunked) + "--target aarch64 --out k --shared 1 --halide-abi " + GDR_HALIDE_ABI_LIBRARY);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(": built for x86_64, the target is aarch64"), std::string::npos) << r.err;
+  // Another library of the right architecture: its .so linked and failed
+  // to load (an undefined gdr_halide_chunked_entry).
+  r = compile(std::string(kChunked) + "--out k --shared 1 --halide-abi " + GDR_RUNTIME_LIBRARY);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("gdr-compile: --halide-abi ") + GDR_RUNTIME_LIBRARY +
+                       ": defines no gdr_halide_chunked_entry (not gdr's Halide bridge, libgdr_halide_abi.a)\n");
   r = compile(std::string(kRecurrent) + "--out k --emit asm --archive 1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--archive: needs --emit obj"), std::string::npos) << r.err;

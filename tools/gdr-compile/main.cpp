@@ -208,6 +208,14 @@ gdr::Status libraries_of(const gdr::tools::Flags& flags, const std::string& emit
   if (gdr::Status s = gdr::compiler::object_architecture(path, &found); !s) return gdr::Status::error("--halide-abi: " + s.message());
   if (found != arch)
     return gdr::Status::error("--halide-abi " + path + ": built for " + found + ", the target is " + arch);
+  // The bridge itself, not another library of the same architecture (its
+  // kernel would link and fail to load: an undefined symbol).
+  bool bridge = false;
+  if (gdr::Status s = gdr::compiler::defines_symbol(path, "gdr_halide_chunked_entry", &bridge); !s)
+    return gdr::Status::error("--halide-abi: " + s.message());
+  if (!bridge)
+    return gdr::Status::error("--halide-abi " + path + ": defines no gdr_halide_chunked_entry (not gdr's Halide "
+                              "bridge, libgdr_halide_abi.a)");
   libraries->halide_abi = path;
   return gdr::Status::success();
 }

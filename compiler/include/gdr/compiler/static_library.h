@@ -22,4 +22,8 @@ Status write_static_library(const std::vector<ArchiveInput>& inputs, const std::
 // or of the first object member of the archive there.
 Status object_architecture(const std::string& path, std::string* arch);
 
+// Whether the object at `path`, or an object member of the archive there,
+// defines `symbol`.
+Status defines_symbol(const std::string& path, const std::string& symbol, bool* defined);
+
 }  // namespace gdr::compiler
