@@ -157,10 +157,14 @@ def _symbolic_shapes(names, shapes, layout, cu_seqlens=None, initial_state_indic
     in_layout = f" (layout='{layout}')"
     sizes_from = f"from {name['query']} and {name['value']}{in_layout}"
     q, k, v, decay, beta, initial = shapes[:6]
-    for field, shape, width in (("query", q, "K"), ("value", v, "V")):
+
+    def rank_4(field, shape, width):
         if len(shape) != 4:
             raise ValueError(f"{name[field]}: expected rank 4 [B, {order}, {width}]{in_layout}, got shape "
                              f"{_shape_string(shape)}")
+
+    rank_4("query", q, "K")
+    rank_4("value", v, "V")
     heads_at = 2 if token_major else 1
     B, T, Hq, K = q[0], q[3 - heads_at], q[heads_at], q[3]
     H, V = v[heads_at], v[3]
@@ -183,7 +187,8 @@ def _symbolic_shapes(names, shapes, layout, cu_seqlens=None, initial_state_indic
             _require(got_size == want_size, message)
 
     agree("value", v, tensor(H, V), "B and T ")
-    Hk = k[heads_at] if len(k) == 4 else 0
+    rank_4("key", k, "K")
+    Hk = k[heads_at]
     agree("key", k, tensor(Hk, K), "")
 
     def key_heads():

@@ -225,6 +225,23 @@ TEST_F(GdrRunTest, EveryAvailableRouteMatchesFloat64) {
   }
 }
 
+#ifdef GDR_HAVE_COMPILER
+// Halide's Adams2019 autoscheduler printed five lines of its search on
+// every compile; gdr-run keeps them off stderr below GDR_VERBOSE=2.
+TEST_F(GdrRunTest, AnAutoscheduledCompileIsQuietBelowVerbosity2) {
+  const ScopedEnv no_cache("GDR_CACHE_DIR", "off");  // compiled by the run, not found in a cache
+  const ScopedEnv unset("HL_DEBUG_AUTOSCHEDULE", std::nullopt);
+  write_problem(make_problem(1, 2, 20, 8, 8));
+  RunResult r = run("--route chunked-autoschedule");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "");
+  const ScopedEnv verbose("GDR_VERBOSE", "2");
+  r = run("--route chunked-autoschedule");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("generate_schedule for target="), std::string::npos) << r.stderr_text;
+}
+#endif
+
 TEST_F(GdrRunTest, EmptySequence) {
   Problem p = make_problem(1, 2, 0, 4, 3);
   write_problem(p);

@@ -1,6 +1,7 @@
 // Installs every route this build has into gdr::run: the baselines always,
 // the generated routes (gdr::jit::install, options from the environment)
-// when the compiler is built. The tools call it once; it fails only on a bad
+// when the compiler is built, Halide's autoscheduler quiet below verbosity
+// 2. The tools call it once, before starting threads; it fails only on a bad
 // environment variable (GDR_VERBOSE), naming it.
 #pragma once
 
