@@ -235,6 +235,7 @@ def test_index_dtypes_equal_to_int64_are_taken(rng):
     want = gdr.gated_delta_rule(**arrays, cu_seqlens=np.array([0, 3, 7], dtype=np.int64))
     got = gdr.gated_delta_rule(**arrays, cu_seqlens=np.array([0, 3, 7], dtype=np.longlong))
     np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
 
 
 def test_in_place_reads_a_read_only_initial_state_into_another_final_state(rng):
@@ -242,6 +243,7 @@ def test_in_place_reads_a_read_only_initial_state_into_another_final_state(rng):
     want = gdr.gated_delta_rule(**arrays)
     arrays["initial_state"].flags.writeable = False
     got = gdr.gated_delta_rule(**arrays, final_state=np.empty_like(arrays["initial_state"]), in_place=True)
+    np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
 
 

@@ -160,7 +160,8 @@ def test_pool_op_updates_its_slots_in_place(kernels, rng):
 @pytest.mark.parametrize("change, message", [
     (lambda a: a.__setitem__("final", torch.tensor([2, 4, 2, 0])),
      "final_state_indices: sequences 0 and 2 both write slot 2"),
-    (lambda a: a.__setitem__("initial", torch.tensor([2, -1, 6, 0])), "initial_state_indices"),
+    (lambda a: a.__setitem__("initial", torch.tensor([2, -1, 6, 0])),
+     "initial_state_indices[2] = 6 is out of range [-1, 6)"),
     (lambda a: a.__setitem__("final", torch.tensor([2.0, 4.0, 1.0, 0.0])),
      "final_state_indices: expected int32 or int64, got float32"),
     (lambda a: a.__setitem__("initial", torch.tensor([2, -1, 1, 0], dtype=torch.int16)),

@@ -58,6 +58,11 @@ void vectorize_if(Stage s, VarOrRVar x, int vec) {
   if (vec > 1) s.vectorize(x, vec);
 }
 
+// The loop over the column tiles of schedule_product's result (Halide names
+// a loop by its Var's name): what a producer computed per column tile is
+// computed at.
+const char kColumnTiles[] = "co";
+
 // Schedules the reduction `f` (pure init + one update over `red`) as a
 // register-blocked product: its wrapper holds the result at root, tiled over
 // (col, row); f itself is computed per tile, so its accumulators stay in
@@ -65,11 +70,6 @@ void vectorize_if(Stage s, VarOrRVar x, int vec) {
 // `strip`, a wrapper of the right-hand side for f, the column tiles are the
 // outer loop and each tile's columns of the right-hand side are copied into
 // `strip` (contiguous) once for all its rows.
-// The loop over the column tiles of schedule_product's result (Halide names
-// a loop by its Var's name): what a producer computed per column tile is
-// computed at.
-const char kColumnTiles[] = "co";
-
 Func schedule_product(Func f, Var col, Var row, RVar red, int col_extent, int row_extent,
                       int width, int vectors, int tile_rows, Func output = Func(), int row_min = 0,
                       Func strip = Func()) {

@@ -3,7 +3,12 @@
 // the C entry point int32_t name(const gdr_kernel_args*) that returns 1 if K,
 // V, the decay kind or the readouts differ from the kernel's, 2 if the
 // scratch is too small, else 0.
-// RUN: gdr-opt %s -gdr-attach-schedule -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s
+// Nothing of another dialect anywhere in the output (the CHECK-NOTs below
+// cover only the lines before the first store); `vector.` would also match
+// llvm.intr.vector.reduce, so vector ops are named by their dialect's ops.
+// RUN: gdr-opt %s -gdr-attach-schedule -gdr-lower-recurrent -gdr-lower-to-llvm | FileCheck %s \
+// RUN:   --implicit-check-not=scf. --implicit-check-not=memref. --implicit-check-not=arith. \
+// RUN:   --implicit-check-not=" vector." --implicit-check-not="= vector."
 
 // CHECK-LABEL: llvm.func internal @gdr_k64_v80_body(
 // CHECK-SAME: passthrough = ["noinline", ["prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]

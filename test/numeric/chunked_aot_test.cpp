@@ -118,6 +118,7 @@ TEST(ChunkedAot, RefusesMissingOrShortScratch) {
   Problem p = make_problem(1, 1, 40, 24, 40);  // two chunks of 32
   gdr_kernel_args a = whole_call(p);
   EXPECT_EQ(gdr_aot_entry(&a), 2);
+  EXPECT_STREQ(gdr_halide_chunked_error(), "chunked kernel: needs scratch of 960 floats, got 0");
   std::vector<float> scratch(24 * 40);
   a.scratch = scratch.data();
   a.scratch_floats = 24 * 40 - 1;

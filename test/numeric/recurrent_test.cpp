@@ -228,11 +228,12 @@ TEST_P(RecurrentKernelTest, SplittingTheSequenceMatchesOneCall) {
 // tiles of 1 to 8 vectors (3: groups of 3 and 4 tokens then run 2), odd
 // unrolls, prefetch off, 1 token (T = 2 reaches the clamp at the last
 // token), 2 and beyond most T tested; pairs (the default) and single-token
-// sweeps (T = 130 crosses a block of 128).
+// sweeps (T = 130 crosses a block of 128). Tiles of 1 and 3 vectors at w8
+// too, so that a 256-bit host (which skips w16) runs them.
 const RecurrentSchedule kSchedules[] = {
     {4, 8, 1, 0},      {4, 16, 2, 2},    {8, 32, 1, 1},       {8, 64, 3, 0},
     {16, 16, 1, 2},    {16, 64, 2, 2},   {16, 128, 1, 64},    {8, 32, 2, 2, 1},
-    {16, 48, 1, 1, 1}, {16, 48, 1, 1},
+    {16, 48, 1, 1, 1}, {16, 48, 1, 1},   {8, 8, 1, 2},        {8, 24, 1, 1},
 };
 
 INSTANTIATE_TEST_SUITE_P(

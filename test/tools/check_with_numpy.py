@@ -25,6 +25,8 @@ for (B, H, T, K, V, dreg) in [(2, 3, 77, 20, 36, "u"), (1, 5, 200, 48, 24, "near
     for n, a in dict(q=q, k=k, v=v, d=d, b=b, s=s0).items(): np.save(n + ".npy", a)
     out, S = reference(q, k, v, d, b, s0)
     for route in routes:
+        for name in ("o.npy", "f.npy"):  # read next: this route's, not the last one's
+            if os.path.exists(name): os.remove(name)
         r = subprocess.run([exe, "--query", "q.npy", "--key", "k.npy", "--value", "v.npy", "--decay", "d.npy",
                             "--beta", "b.npy", "--initial-state", "s.npy", "--out", "o.npy", "--final-state", "f.npy",
                             "--route", route, "--threads", "2"], capture_output=True, text=True)

@@ -62,6 +62,12 @@ class GdrRunTest : public ::testing::Test {
     write("s.npy", {p.B, p.H, p.K, p.V}, p.initial_state);
   }
 
+  // Removes run()'s outputs, so that what a test reads next is the next
+  // run's (a route that exits 0 and writes nothing passed on the last one's).
+  void remove_outputs() const {
+    for (const char* name : {"out.npy", "fs.npy"}) std::remove(path(name).c_str());
+  }
+
   RunResult run(const std::string& extra = "") const {
     const std::string cmd = std::string(GDR_RUN_PATH) + " --query " + path("q.npy") + " --key " +
                             path("k.npy") + " --value " + path("v.npy") + " --decay " +
@@ -212,6 +218,7 @@ TEST_F(GdrRunTest, EveryAvailableRouteMatchesFloat64) {
   for (const char* route : routes) {
     Problem p = make_problem(2, 3, 45, 12, 20, {DecayRegime::NearOne, BetaRegime::Uniform, true, 99});
     write_problem(p);
+    remove_outputs();
     RunResult r = run(std::string("--route ") + route + " --threads 2");
     ASSERT_EQ(r.exit_code, 0) << route << ": " << r.stderr_text;
     npy::Array out, fs;
@@ -777,6 +784,7 @@ TEST_F(GdrRunTest, ASecondProcessLoadsTheCachedKernels) {
     Problem p = make_problem(1, 3, 40, 16, 24, {DecayRegime::NearOne, BetaRegime::Uniform, true, 7});
     write_problem(p);
     auto run_and_read = [&](const std::string& what) {
+      remove_outputs();
       RunResult r = run(std::string("--route ") + route);
       EXPECT_EQ(r.exit_code, 0) << route << " " << what << ": " << r.stderr_text;
       const Problem result = outputs_of(p);

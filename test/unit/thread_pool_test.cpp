@@ -23,14 +23,27 @@ TEST(ThreadPool, RunsEveryTaskExactlyOnce) {
   }
 }
 
+// Each task waits a while for more threads to join it: a pool ignoring the
+// limit would run more than 2 at once (with instant tasks the caller alone
+// could run them all, and the test passed whatever the limit).
 TEST(ThreadPool, RespectsMaxWorkers) {
   ThreadPool pool(4);
   std::mutex m;
   std::set<int> workers;
-  pool.parallel_for(200, 2, 0, [&](int64_t, int w, float*) {
-    std::lock_guard<std::mutex> lock(m);
-    workers.insert(w);
+  std::set<std::thread::id> threads;
+  pool.parallel_for(8, 2, 0, [&](int64_t, int w, float*) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      workers.insert(w);
+      threads.insert(std::this_thread::get_id());
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    while (std::chrono::steady_clock::now() < until) {
+      std::lock_guard<std::mutex> lock(m);
+      if (threads.size() > 2) break;
+    }
   });
+  EXPECT_LE(threads.size(), 2u);
   EXPECT_LE(workers.size(), 2u);
   for (int w : workers) EXPECT_LT(w, 2);
 }

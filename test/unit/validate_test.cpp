@@ -236,8 +236,7 @@ TEST_P(ValidateTest, ABatchOfNoSequencesRuns) {
     options.route = GetParam();
     options.threads = threads;
     const Status s = run(t, options);
-    if (GetParam() != Route::BaselineTwoPass && GetParam() != Route::BaselineChunked)
-      EXPECT_TRUE(s) << threads << " threads: " << s.message();
+    EXPECT_TRUE(s) << threads << " threads: " << s.message();
   }
 }
 
