@@ -288,10 +288,17 @@ TEST_F(GdrCompileTest, VectorsWiderThanTheTargetsAreRefused) {
     EXPECT_EQ(listing(), std::vector<std::string>{}) << c.args;
   }
   // The recurrent route's verifier refuses a schedule wider than the target
-  // (exit 2, as the chunked route's refusal is).
-  const Result r = compile(std::string(kRecurrent) + "--target aarch64 --vector-width 8 --v-tile 32 --out k");
+  // (exit 2, as the chunked route's refusal is), named by the flag that
+  // set the knob (the message began with the verifier's words).
+  Result r = compile(std::string(kRecurrent) + "--target aarch64 --vector-width 8 --v-tile 32 --out k");
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("gdr-compile: --vector-width: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("needs 256-bit vectors but target 'generic' has 128"), std::string::npos) << r.err;
+  r = compile(std::string(kRecurrent) + "--target aarch64 --schedule w8-vt32-u1-p2 --out k");
+  EXPECT_EQ(r.err.rfind("gdr-compile: --schedule: ", 0), 0u) << r.err;
+  r = compile("--route recurrent --K 2048 --V 8 --out k");
+  EXPECT_EQ(r.err.rfind("gdr-compile: --K: ", 0), 0u) << r.err;
+  EXPECT_EQ(listing(), std::vector<std::string>{});
 }
 
 // The kernel's form (--decay, --readouts) is part of its name, its header

@@ -210,6 +210,15 @@ TEST_F(ToolCliTest, TuneUsageErrors) {
                    "folder)\n");
 }
 
+// gdr-compile keeps Halide's autoscheduler search off stderr below
+// GDR_VERBOSE=2, as gdr-run and gdr-bench do (it printed five lines).
+TEST_F(ToolCliTest, CompilingWithAdams2019IsQuiet) {
+  const Result r = run("GDR_CACHE_DIR=off HL_DEBUG_AUTOSCHEDULE= " + std::string(GDR_COMPILE_PATH),
+                       "--route chunked --K 8 --V 8 --scheduler adams2019 --out " + path("a"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 // Every tool that compiles reads GDR_VERBOSE and refuses a bad one (gdr-compile
 // and gdr-tune ignored it: only the tools that install the JIT read it).
 TEST_F(ToolCliTest, ABadVerbosityIsAUsageError) {

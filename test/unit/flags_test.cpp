@@ -36,7 +36,8 @@ TEST(Flags, RejectsWithTheFlagsName) {
                                          {{"--a", "1", "--a", "2"}, "--a given twice"},
                                          {{"--a"}, "--a needs a value"},
                                          {{"--a", ""}, "--a: needs a value, got ''"},
-                                         {{"--a", "--n", "2"}, "--a: needs a value, got the flag --n"}}) {
+                                         {{"--a", "--n", "2"}, "--a: needs a value, got the flag --n"},
+                                         {{"--a", "--help"}, "--a: needs a value, got the flag --help"}}) {
     Flags f;
     Status s = parse(c.args, &f);
     ASSERT_FALSE(s) << c.must_mention;

@@ -30,7 +30,9 @@ TEST(Schedule, RejectsOutOfRangeKnobsAndBadText) {
                {"c 16-w8", "not of the form"},
                {"c+16-w+8", "not of the form"},
                {"c016-w08", "not of the form"},
-               {"c4294967312-w8", "not of the form"},  // past int: undefined for sscanf
+               // Past int: undefined behaviour for the sscanf this replaced
+               // (glibc truncated, and the round trip refused them too).
+               {"c4294967312-w8", "not of the form"},
                {"c16-w99999999999", "not of the form"},
                {"c-16-w8", "chunk must be"},
                {"", "not of the form"}};

@@ -66,9 +66,10 @@ Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, F
     if (i + 1 >= argc) return Status::error(flag + " needs a value");
     if (argv[i + 1][0] == '\0') return Status::error(flag + ": needs a value, got ''");
     // `--out --threads 2` wrote a file named --threads: a forgotten value.
-    if (known.count(argv[i + 1]))
-      return Status::error(flag + ": needs a value, got the flag " + argv[i + 1] + " (a file of that name: ./" +
-                           argv[i + 1] + ")");
+    const std::string value = argv[i + 1];
+    if (known.count(value) || value == "--help" || value == "-h" || value == "--version")
+      return Status::error(flag + ": needs a value, got the flag " + value + " (for a file of that name, write ./" +
+                           value + ")");
     if (flags->has(flag)) return Status::error(flag + " given twice");
     flags->values_[flag] = argv[++i];
   }

@@ -1,6 +1,8 @@
 #include "implementations.h"
 
-#include <stdlib.h>
+#include <stdlib.h>  // setenv
+
+#include <cstdlib>
 
 #include "gdr/baselines.h"
 #ifdef GDR_HAVE_COMPILER
@@ -10,17 +12,24 @@
 
 namespace gdr::tools {
 
-Status install_all_routes() {
-  baselines::install_routes();
+Status take_verbosity_from_environment() {
 #ifdef GDR_HAVE_COMPILER
-  // Halide's Adams2019 autoscheduler (chunked-autoschedule) prints its
-  // search on stderr at its log level 0, five lines a compile: below
-  // verbosity 2 the tools lower that level (read once, at its first log)
-  // unless the user set it. Set here, while the tool runs one thread
-  // (setenv races with getenv on others).
+  // Halide's Adams2019 autoscheduler prints its search on stderr at its log
+  // level 0, five lines a compile: below verbosity 2 the tools lower that
+  // level (read once, at its first log) unless the user set it. Set while
+  // the tool runs one thread (setenv races with getenv on others).
   int verbosity = 1;
   if (Status s = compiler::verbosity_from_environment(&verbosity); !s) return s;
-  if (verbosity < 2) ::setenv("HL_DEBUG_AUTOSCHEDULE", "-1", /*overwrite=*/0);
+  const char* level = std::getenv("HL_DEBUG_AUTOSCHEDULE");  // empty is unset, to Halide too
+  if (verbosity < 2 && (!level || !*level)) ::setenv("HL_DEBUG_AUTOSCHEDULE", "-1", /*overwrite=*/1);
+#endif
+  return Status::success();
+}
+
+Status install_all_routes() {
+  baselines::install_routes();
+  if (Status s = take_verbosity_from_environment(); !s) return s;
+#ifdef GDR_HAVE_COMPILER
   return jit::install();
 #else
   return Status::success();

@@ -183,13 +183,13 @@ Config parse_args(int argc, char** argv) {
                         flags.integer("--V", 1, kMaxSize, &c.V),
                         // The runtime runs at most its pool's threads: a row
                         // for more would be labelled with threads it never ran.
-                        flags.integers("--threads", 1, gdr::ThreadPool::shared().size(), &threads)})
+                        flags.integers("--threads", 1, gdr::ThreadPool::usable_cpus(), &threads)})
     if (!s) die(s.message());
   c.threads.assign(threads.begin(), threads.end());
   // The default 1,2 on a machine of one CPU: 1.
   if (!flags.has("--threads"))
     c.threads.erase(std::remove_if(c.threads.begin(), c.threads.end(),
-                                   [](int t) { return t > gdr::ThreadPool::shared().size(); }),
+                                   [](int t) { return t > gdr::ThreadPool::usable_cpus(); }),
                     c.threads.end());
   if (flags.has("--impl")) c.impls = gdr::tools::split_list(flags.get("--impl"));
   if (gdr::Status s = flags.positive_number("--seconds", gdr::tools::kMaxDurationSeconds, &c.seconds_per_case); !s)

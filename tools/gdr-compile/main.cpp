@@ -19,6 +19,7 @@
 #include "../common/error_line.h"
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
+#include "../common/implementations.h"
 #include "gdr/compiler/aot_object.h"
 #include "gdr/compiler/chunked.h"
 #include "gdr/compiler/cpu_features.h"
@@ -26,7 +27,6 @@
 #include "gdr/compiler/kernel_header.h"
 #include "gdr/compiler/object_kernel_info.h"
 #include "gdr/compiler/recurrent.h"
-#include "gdr/compiler/settings.h"
 #include "gdr/compiler/shared_object.h"
 #include "gdr/compiler/static_library.h"
 #include "gdr/compiler/target.h"
@@ -263,6 +263,23 @@ gdr::Status link_libraries(gdr::support::StagedOutputs& outputs, const std::stri
   return gdr::Status::success();
 }
 
+// "--flag: " for the verifier's message about a knob: the knob's own flag
+// if given, else --schedule for a schedule knob it set, else the size's
+// flag; "" if the message names no knob (the target's vectors, say).
+std::string flag_of_verifier_error(const gdr::tools::Flags& flags, const std::string& message) {
+  static const std::pair<const char*, const char*> knobs[] = {
+      {"'vector_width'", "--vector-width"}, {"'v_tile'", "--v-tile"},     {"'unroll'", "--unroll"},
+      {"'prefetch'", "--prefetch"},         {"'sweep_tokens'", "--sweep-tokens"}, {"'k'", "--K"},
+      {"'v'", "--V"},                       {"'readouts'", "--readouts"}};
+  for (const auto& [knob, flag] : knobs) {
+    if (message.find(knob) == std::string::npos) continue;
+    if (flags.has(flag)) return std::string(flag) + ": ";
+    const bool schedule_knob = flag[2] != 'K' && flag[2] != 'V' && flag[2] != 'r';
+    if (schedule_knob && flags.has("--schedule")) return "--schedule: ";
+  }
+  return "";
+}
+
 int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::KernelSpec& spec) {
   gdr::compiler::Target target;
   if (gdr::Status s = target_of(flags, &target); !s) return usage_error(s.message());
@@ -289,9 +306,10 @@ int compile_recurrent(const gdr::tools::Flags& flags, const gdr::compiler::Kerne
                         flags.integer("--sweep-tokens", 1, 1024, &schedule.sweep_tokens)})
     if (!s) return usage_error(s.message());
   // A schedule the verifier refuses (it names the knob) is a bad flag too:
-  // refused before any work, as the chunked route's too-wide one is.
+  // refused before any work, as the chunked route's too-wide one is, and
+  // named by the flag that set the knob.
   if (gdr::Status s = gdr::compiler::check_recurrent_schedule(spec, schedule, target); !s)
-    return usage_error(s.message());
+    return usage_error(flag_of_verifier_error(flags, s.message()) + s.message());
 
   // mlir: the gdr module; llvm, asm: the optimised LLVM IR or the assembly
   // of the same code; obj (object): the object and its header.
@@ -460,9 +478,7 @@ int main(int argc, char** argv) {
   gdr::tools::Flags flags;
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) return usage_error(s.message());
   if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-compile")) return gdr::tools::kExitOk;
-  int verbosity = 1;  // refused here, before any work; the compiler reads it again
-  if (gdr::Status s = gdr::compiler::verbosity_from_environment(&verbosity); !s)
-    return usage_error(s.message());
+  if (gdr::Status s = gdr::tools::take_verbosity_from_environment(); !s) return usage_error(s.message());
   Args args = flags.all();
   if (args.count("--runtime")) {
     for (const auto& [flag, value] : args)

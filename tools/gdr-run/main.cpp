@@ -40,7 +40,7 @@ const char kUsage[] =
     "               [--in-place 1: --final-state may be the --initial-state file, updated]\n"
     "               [--route auto|recurrent|chunked|chunked-autoschedule|reference|\n"
     "                        baseline-two-pass|baseline-chunked]\n"
-    "               [--threads N (1..1024; absent: every core, fewer for tiny calls)]\n"
+    "               [--threads N (1..1024; absent: every CPU it may use, fewer for tiny calls)]\n"
     "               [--explain 1: print which route and schedule ran]\n"
     "  Shapes decide the form: query has Hq heads, key Hk, value H (Hk divides H; Hq divides\n"
     "  H or is a multiple of it), decay of rank 4 is channelwise, of rank 3 scalar; states\n"

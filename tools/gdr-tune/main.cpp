@@ -23,11 +23,11 @@
 #include "../common/error_line.h"
 #include "../common/exit_codes.h"
 #include "../common/flags.h"
+#include "../common/implementations.h"
 #include "../common/form.h"
 #include "../common/peak.h"
 #include "candidates.h"
 #include "crossover.h"
-#include "gdr/compiler/settings.h"
 #include "gdr/compiler/target.h"
 #include "gdr/compiler/toolchain.h"
 #include "gdr/compiler/tuning_db.h"
@@ -150,8 +150,7 @@ Config parse_args(int argc, char** argv) {
   known.insert(gdr::tools::kFormFlags.begin(), gdr::tools::kFormFlags.end());
   if (gdr::Status s = gdr::tools::Flags::parse(argc, argv, known, &flags); !s) die(s.message());
   if (gdr::tools::answered_help_or_version(flags, kUsage, "gdr-tune")) std::exit(gdr::tools::kExitOk);
-  int verbosity = 1;  // refused here, before any work; the compiler reads it again
-  if (gdr::Status s = gdr::compiler::verbosity_from_environment(&verbosity); !s) die(s.message());
+  if (gdr::Status s = gdr::tools::take_verbosity_from_environment(); !s) die(s.message());
   Config c;
   gdr::tune::TuneOptions& o = c.tune;
   constexpr int64_t kMaxSize = int64_t(1) << 20;
