@@ -267,15 +267,17 @@ gdr::Status link_libraries(gdr::support::StagedOutputs& outputs, const std::stri
 // if given, else --schedule for a schedule knob it set, else the size's
 // flag; "" if the message names no knob (the target's vectors, say).
 std::string flag_of_verifier_error(const gdr::tools::Flags& flags, const std::string& message) {
-  static const std::pair<const char*, const char*> knobs[] = {
-      {"'vector_width'", "--vector-width"}, {"'v_tile'", "--v-tile"},     {"'unroll'", "--unroll"},
-      {"'prefetch'", "--prefetch"},         {"'sweep_tokens'", "--sweep-tokens"}, {"'k'", "--K"},
-      {"'v'", "--V"},                       {"'readouts'", "--readouts"}};
-  for (const auto& [knob, flag] : knobs) {
-    if (message.find(knob) == std::string::npos) continue;
-    if (flags.has(flag)) return std::string(flag) + ": ";
-    const bool schedule_knob = flag[2] != 'K' && flag[2] != 'V' && flag[2] != 'r';
-    if (schedule_knob && flags.has("--schedule")) return "--schedule: ";
+  static const struct {
+    const char *knob, *flag;
+    bool in_schedule;  // --schedule's text sets it too
+  } knobs[] = {{"'vector_width'", "--vector-width", true}, {"'v_tile'", "--v-tile", true},
+               {"'unroll'", "--unroll", true},             {"'prefetch'", "--prefetch", true},
+               {"'sweep_tokens'", "--sweep-tokens", true}, {"'k'", "--K", false},
+               {"'v'", "--V", false},                      {"'readouts'", "--readouts", false}};
+  for (const auto& k : knobs) {
+    if (message.find(k.knob) == std::string::npos) continue;
+    if (flags.has(k.flag)) return std::string(k.flag) + ": ";
+    if (k.in_schedule && flags.has("--schedule")) return "--schedule: ";
   }
   return "";
 }
