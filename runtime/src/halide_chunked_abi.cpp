@@ -145,12 +145,11 @@ int32_t run_halide_chunked(const gdr_kernel_args* a, HalideChunkedFn fn, int64_t
   // More than one chunk carries the state through scratch. Halide would take
   // a null scratch for a bounds query (return 0, compute nothing), and a short
   // one would be overrun: refuse both, with the recurrent kernels' code 2.
-  if ((chunks > 1 || copy_first) &&
-      (!a->scratch || a->scratch_floats < halide_chunked_scratch_floats(T, K, V))) {
+  const int64_t needed = halide_chunked_scratch_floats(T, K, V);
+  if ((chunks > 1 || copy_first) && (!a->scratch || a->scratch_floats < needed)) {
     char message[160];
     std::snprintf(message, sizeof message, "chunked kernel: needs scratch of %lld floats, got %lld",
-                  static_cast<long long>(halide_chunked_scratch_floats(T, K, V)),
-                  static_cast<long long>(a->scratch ? a->scratch_floats : 0));
+                  static_cast<long long>(needed), static_cast<long long>(a->scratch ? a->scratch_floats : 0));
     record_error(message);
     return 2;
   }

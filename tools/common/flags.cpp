@@ -37,6 +37,10 @@ bool parse_integer(const std::string& text, int64_t* out) {
 
 namespace {
 
+// The flags every tool takes besides its own.
+bool is_help(const std::string& flag) { return flag == "--help" || flag == "-h"; }
+bool is_help_or_version(const std::string& flag) { return is_help(flag) || flag == "--version"; }
+
 std::string range(int64_t min, int64_t max) {
   return "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
 }
@@ -54,7 +58,7 @@ std::vector<std::string> split_list(const std::string& text, char separator) {
 Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, Flags* flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
+    if (is_help(flag)) {
       flags->help_ = true;
       return Status::success();
     }
@@ -67,7 +71,7 @@ Status Flags::parse(int argc, char** argv, const std::set<std::string>& known, F
     if (argv[i + 1][0] == '\0') return Status::error(flag + ": needs a value, got ''");
     // `--out --threads 2` wrote a file named --threads: a forgotten value.
     const std::string value = argv[i + 1];
-    if (known.count(value) || value == "--help" || value == "-h" || value == "--version")
+    if (known.count(value) || is_help_or_version(value))
       return Status::error(flag + ": needs a value, got the flag " + value + " (for a file of that name, write ./" +
                            value + ")");
     if (flags->has(flag)) return Status::error(flag + " given twice");

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <map>
+#include <optional>
 
 #include "gdr/support/regular_file.h"
 #include "gdr/support/staged_outputs.h"
@@ -23,10 +23,16 @@ constexpr uint32_t kMaxHeader = 10000;
 // comma allowed); whitespace anywhere between tokens. Nothing else.
 class HeaderParser {
  public:
+  // The dict's three values, each absent until its key is read.
+  struct Dict {
+    std::optional<std::string> descr;
+    std::optional<bool> fortran_order;
+    std::optional<std::vector<int64_t>> shape;
+  };
+
   explicit HeaderParser(const std::string& text) : text_(text) {}
 
-  Status parse(std::map<std::string, std::string>* strings, std::map<std::string, bool>* bools,
-               std::vector<int64_t>* shape, bool* has_shape) {
+  Status parse(Dict* dict) {
     if (!take('{')) return error("does not start with '{'");
     for (bool first = true; !take('}'); first = false) {
       if (!first && !take(',')) return error("expected ',' or '}'");
@@ -39,13 +45,12 @@ class HeaderParser {
       skip_space();
       if (key == "shape") {
         if (peek() != '(') return error("'shape' is not a tuple");
-        if (Status s = int_tuple(shape); !s) return s;
-        *has_shape = true;
+        if (Status s = int_tuple(&dict->shape.emplace()); !s) return s;
       } else if (key == "descr") {
         if (peek() != '\'' && peek() != '"') return error("'descr' is not a string");
-        if (Status s = string(&(*strings)[key]); !s) return s;
+        if (Status s = string(&dict->descr.emplace()); !s) return s;
       } else if (word("True") || word("False")) {
-        (*bools)[key] = last_word_ == "True";
+        dict->fortran_order = last_word_ == "True";
       } else {
         return error("'fortran_order' is not True or False");
       }
@@ -133,15 +138,14 @@ class HeaderParser {
 
 // The header's shape and dtype ('descr') once its dict is numpy's; C order only.
 Status parse_header(const std::string& header, std::vector<int64_t>* shape, std::string* descr) {
-  std::map<std::string, std::string> strings;
-  std::map<std::string, bool> bools;
-  bool has_shape = false;
-  if (Status s = HeaderParser(header).parse(&strings, &bools, shape, &has_shape); !s) return s;
-  if (!has_shape) return Status::error("header has no shape tuple");
-  if (!strings.count("descr")) return Status::error("header has no descr");
-  if (!bools.count("fortran_order")) return Status::error("header has no fortran_order");
-  if (bools["fortran_order"]) return Status::error("array is in Fortran order; only C order is supported");
-  *descr = strings["descr"];
+  HeaderParser::Dict dict;
+  if (Status s = HeaderParser(header).parse(&dict); !s) return s;
+  if (!dict.shape) return Status::error("header has no shape tuple");
+  if (!dict.descr) return Status::error("header has no descr");
+  if (!dict.fortran_order) return Status::error("header has no fortran_order");
+  if (*dict.fortran_order) return Status::error("array is in Fortran order; only C order is supported");
+  *shape = *dict.shape;
+  *descr = *dict.descr;
   return Status::success();
 }
 

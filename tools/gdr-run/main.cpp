@@ -130,6 +130,9 @@ int run(int argc, char** argv) {
   // --initial-state file, which is then the one pool read and written.
   bool same_pool = false;
   const bool final_indexed = args.count("--final-state-indices") != 0;
+  // With final indices, an existing --final-state is the pool written into.
+  std::error_code exists_error;
+  const bool final_pool_exists = final_indexed && std::filesystem::exists(args["--final-state"], exists_error);
   gdr::support::StagedOutputs outputs;
   for (const char* output : {"--out", "--final-state"}) {
     std::vector<const char*> inputs(std::begin(float_inputs), std::end(float_inputs));
@@ -149,9 +152,8 @@ int run(int argc, char** argv) {
     // where it is, through a symbolic link that names it (a rename over the
     // link would replace the link and leave the pool as it was).
     std::string target = args[output];
-    std::error_code ec, ec_initial;
-    if (std::string(output) == "--final-state" &&
-        (same_pool || (final_indexed && std::filesystem::exists(target, ec)))) {
+    if (std::string(output) == "--final-state" && (same_pool || final_pool_exists)) {
+      std::error_code ec, ec_initial;
       const std::filesystem::path resolved = std::filesystem::canonical(target, ec);
       if (!ec) target = resolved.string();
       // Two hard links of one file: the rename would replace one name only.
@@ -191,8 +193,7 @@ int run(int argc, char** argv) {
   shapes.in_place = in_place == 1;
   shapes.final_is_initial = same_pool;
   gdr::npy::Array final_pool;
-  std::error_code ec;
-  if (!same_pool && final_indexed && std::filesystem::exists(args["--final-state"], ec)) {
+  if (!same_pool && final_pool_exists) {
     if (gdr::Status s = gdr::npy::read(args["--final-state"], &final_pool); !s)
       return failed(named("--final-state") + ": " + s.message() +
                     " (read as the pool --final-state-indices writes into)");

@@ -205,8 +205,9 @@ Config parse_args(int argc, char** argv) {
   }
   c.report = flags.get("--report", c.report);
   c.db = flags.has("--db") ? flags.get("--db") : gdr::compiler::default_tuning_db_path();
+  const char* cache_dir = std::getenv("GDR_CACHE_DIR");
   if (c.db.empty())
-    die(std::getenv("GDR_CACHE_DIR") && std::string(std::getenv("GDR_CACHE_DIR")) == "off"
+    die(cache_dir && std::string(cache_dir) == "off"
             ? "--db: not given, and GDR_CACHE_DIR=off leaves no default (tuning.db in the cache folder)"
             : "--db: not given, and none of GDR_CACHE_DIR, XDG_CACHE_HOME (absolute), HOME is set");
   check_memory(c);
